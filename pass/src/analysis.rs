@@ -1,0 +1,360 @@
+//! The analysis proper: for every global load of every kernel (and of every
+//! device function that was not inlined), fold its address, find its
+//! guards, evaluate it for each thread of the sampled blocks, estimate its
+//! traffic and apply the policy.
+//!
+//! The result is a `Report` (what the user reads) plus the list of decided
+//! loads with their IR handles (what annotate consumes). Nothing here
+//! changes the module.
+
+use std::collections::HashMap;
+
+use crate::address::{render, render_cond, Context, Expr, Folder, Known, Sreg};
+use crate::evaluate::{block_accesses, sample_blocks, Dominators, Env};
+use crate::generation::Arch;
+use crate::global_loads::classify;
+use crate::ir::{Module, Opcode, Value};
+use crate::kernels::{demangle, find, BlockSource, Kernel};
+use crate::options::{ArgRef, Dim3, Options};
+use crate::policy::{decide, Decision};
+use crate::report::{KernelReport, LoadReport, Report, SkippedLoad};
+use crate::traffic::{block_traffic, mean};
+
+/// clang 19's default CUDA arch, used when neither the user nor the module names one.
+pub const FALLBACK_ARCH: Arch = Arch {
+    sm: 52,
+    arch_specific: false,
+};
+
+/// One decided load: its instruction and where its entry sits in the report.
+#[derive(Clone, Copy, Debug)]
+pub struct Decided {
+    pub load: Value,
+    pub kernel: usize,
+    pub entry: usize,
+}
+
+pub struct Analysis {
+    pub report: Report,
+    /// The function of each `report.kernels` entry, in the same order.
+    pub kernel_functions: Vec<Value>,
+    pub decided: Vec<Decided>,
+    pub arch: Arch,
+}
+
+/// The arch: the user's, else the module's `target-cpu`, else clang's default.
+pub fn resolve_arch(module: Module, opts: &Options, warnings: &mut Vec<String>) -> Arch {
+    if let Some(a) = opts.arch {
+        return a;
+    }
+    let cpu = module
+        .functions()
+        .into_iter()
+        .find_map(|f| f.string_attribute("target-cpu"));
+    match cpu.as_deref().and_then(Arch::parse) {
+        Some(a) => a,
+        None => {
+            warnings.push(format!(
+                "no target arch in the module or options; assuming {FALLBACK_ARCH} (set arch=sm_XX / --cuda-gpu-arch)"
+            ));
+            FALLBACK_ARCH
+        }
+    }
+}
+
+/// Operator spelling recorded for a decision on `arch`.
+pub fn operator_for(decision: Decision, arch: Arch) -> String {
+    match decision {
+        Decision::Cache => arch
+            .cache_operator()
+            .map_or("ld.global".into(), |op| format!("ld.global.{op}")),
+        Decision::Bypass => format!("ld.global.{}", arch.bypass_operator()),
+        Decision::Default => "ld.global".into(),
+    }
+}
+
+struct Unit {
+    function: Value,
+    is_kernel: bool,
+    block: Dim3,
+    source: BlockSource,
+}
+
+fn units(module: Module, kernels: &[Kernel], opts: &Options) -> Vec<Unit> {
+    let mut out: Vec<Unit> = kernels
+        .iter()
+        .map(|k| {
+            let (block, source) = k.block(opts.block);
+            Unit {
+                function: k.function,
+                is_kernel: true,
+                block,
+                source,
+            }
+        })
+        .collect();
+    // Device functions left out of line: analysed on their own, with the
+    // geometry of the first kernel that calls them.
+    for f in module.functions() {
+        if f.is_declaration() || kernels.iter().any(|k| k.function == f) {
+            continue;
+        }
+        let caller = f
+            .users()
+            .into_iter()
+            .filter(|u| u.opcode() == Some(Opcode::LLVMCall) && u.called_value() == f)
+            .find_map(|c| {
+                out.iter()
+                    .find(|u| u.is_kernel && u.function == c.parent_function())
+                    .map(|u| (u.block, u.source))
+            });
+        let (block, source) = caller.unwrap_or_else(|| {
+            kernels
+                .first()
+                .map_or((crate::options::DEFAULT_BLOCK, BlockSource::Default), |k| {
+                    k.block(opts.block)
+                })
+        });
+        out.push(Unit {
+            function: f,
+            is_kernel: false,
+            block,
+            source,
+        });
+    }
+    out
+}
+
+/// Values of the integer arguments the user gave, by parameter index, for one function.
+fn argument_values(function: Value, opts: &Options) -> HashMap<u32, i64> {
+    let params = function.params();
+    let mut out = HashMap::new();
+    for (key, value) in &opts.kernel_args {
+        let index = match key {
+            ArgRef::Index(i) => Some(*i),
+            ArgRef::Name(n) => params.iter().position(|p| p.name() == *n).map(|i| i as u32),
+        };
+        if let Some(i) = index.filter(|&i| (i as usize) < params.len()) {
+            out.insert(i, *value);
+        }
+    }
+    out
+}
+
+fn arg_label(index: u32, name: &str) -> String {
+    if name.is_empty() {
+        format!("{index}")
+    } else {
+        name.to_string()
+    }
+}
+
+pub fn analyze(module: Module, opts: &Options) -> Analysis {
+    let mut warnings = Vec::new();
+    let arch = resolve_arch(module, opts, &mut warnings);
+    let model = opts.model.unwrap_or_else(|| arch.default_model());
+    let l1_bytes = opts
+        .l1_bytes
+        .unwrap_or_else(|| arch.default_l1_bytes(model));
+    let layout = module.data_layout();
+    let kernels = find(module);
+    let kernel_fns: Vec<Value> = kernels.iter().map(|k| k.function).collect();
+    let globals: HashMap<Value, u32> = module.globals().into_iter().zip(0..).collect();
+    let mut report = Report {
+        arch: arch.to_string(),
+        model: model.name().into(),
+        policy: opts.policy.name().into(),
+        l1_bytes,
+        kernels: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let mut decided = Vec::new();
+    let mut kernel_functions = Vec::new();
+    if kernels.is_empty() {
+        warnings.push(
+            "no kernels in the module (no \"kernel\" annotation or ptx_kernel calling convention)"
+                .into(),
+        );
+    }
+    for (key, _) in &opts.kernel_args {
+        if let ArgRef::Name(n) = key {
+            let known = kernel_fns
+                .iter()
+                .any(|k| k.params().iter().any(|p| p.name() == *n));
+            if !known {
+                warnings.push(format!(
+                    "kernel argument '{n}' matches no kernel parameter name (names need a .cu input or \
+                     -fno-discard-value-names; or give the index instead)"
+                ));
+            }
+        }
+    }
+    for unit in units(module, &kernels, opts) {
+        let loads: Vec<Value> = unit
+            .function
+            .instructions()
+            .filter(|i| i.opcode() == Some(Opcode::LLVMLoad))
+            .collect();
+        if loads.is_empty() && !unit.is_kernel {
+            continue;
+        }
+        let symbol = unit.function.name();
+        if unit.source == BlockSource::Default && unit.is_kernel {
+            warnings.push(format!(
+                "{}: no block size given and no __launch_bounds__; assuming {} threads (set block=/--block-dim)",
+                demangle(&symbol),
+                unit.block.count()
+            ));
+        }
+        let args = argument_values(unit.function, opts);
+        let mut known = Known::default();
+        for a in 0..3u8 {
+            known
+                .sregs
+                .insert(Sreg::Ntid(a), unit.block.as_array()[a as usize] as i64);
+            if let Some(g) = opts.grid {
+                known
+                    .sregs
+                    .insert(Sreg::Nctaid(a), g.as_array()[a as usize] as i64);
+            }
+        }
+        known.args = args.clone();
+        let mut folder = Folder::new(Context {
+            layout: &layout,
+            is_kernel: unit.is_kernel,
+            globals: &globals,
+        });
+        let doms = Dominators::of(unit.function);
+        let blocks = sample_blocks(opts.grid, opts.sample_blocks);
+        let mut env = Env::new(unit.block, opts.grid, args.clone());
+        let mut kr = KernelReport {
+            name: demangle(&symbol),
+            symbol: symbol.clone(),
+            kind: if unit.is_kernel {
+                "kernel"
+            } else {
+                "device function"
+            }
+            .into(),
+            block_dim: unit.block.as_array(),
+            block_dim_source: unit.source.name().into(),
+            sampled_blocks: blocks.len() as u32,
+            loads: Vec::new(),
+            skipped: Vec::new(),
+        };
+        for load in loads {
+            let (line, column) = load.debug_line_col();
+            if let Err(why) = classify(load, &kernel_fns) {
+                kr.skipped.push(SkippedLoad {
+                    line,
+                    column,
+                    why: why.to_string(),
+                });
+                continue;
+            }
+            let ty = load.ty();
+            if !ty.is_sized() {
+                kr.skipped.push(SkippedLoad {
+                    line,
+                    column,
+                    why: "unsized type".into(),
+                });
+                continue;
+            }
+            let bytes = layout.store_size(ty);
+            let address = folder.fold(load.operand(0));
+            let guards = doms.guards(load.parent_block(), &mut folder);
+            let samples: Vec<_> = blocks
+                .iter()
+                .map(|b| {
+                    env.ctaid = *b;
+                    block_accesses(&address, &guards, unit.block, &mut env)
+                })
+                .map(|acc| block_traffic(&acc, bytes, model))
+                .collect();
+            let traffic = mean(&samples);
+            let verdict = decide(opts.policy, &traffic, l1_bytes);
+            let mut notes = Vec::new();
+            let missing: Vec<String> = address
+                .args()
+                .into_iter()
+                .filter(|(i, _)| !args.contains_key(i))
+                .map(|(i, n)| arg_label(i, &n))
+                .collect();
+            if !missing.is_empty() && !address.has_unknown() {
+                notes.push(format!(
+                    "address needs kernel argument {}; give --kernel-arg={}=VALUE",
+                    missing.join(", "),
+                    missing[0]
+                ));
+            } else if let Some(why) = address.unknown_reason() {
+                notes.push(format!("address unknown: {why}"));
+            }
+            let guard_text: Vec<String> = guards
+                .iter()
+                .map(|g| {
+                    let c = render_cond(&g.cond, &known);
+                    if g.expect {
+                        c
+                    } else {
+                        format!("!({c})")
+                    }
+                })
+                .collect();
+            for g in &guards {
+                let gm: Vec<String> = g
+                    .cond
+                    .args()
+                    .into_iter()
+                    .filter(|(i, _)| !args.contains_key(i))
+                    .map(|(i, n)| arg_label(i, &n))
+                    .collect();
+                if !gm.is_empty() {
+                    notes.push(format!(
+                        "guard needs kernel argument {}; all threads assumed to execute",
+                        gm.join(", ")
+                    ));
+                }
+            }
+            let pattern = if matches!(&*address, Expr::Unknown(_)) {
+                "?".to_string()
+            } else {
+                render(&address, &known)
+            };
+            kr.loads.push(LoadReport {
+                line,
+                column,
+                ty: ty.print(),
+                bytes,
+                pattern,
+                guards: guard_text,
+                analyzable: traffic.analyzable,
+                active_threads: traffic.active_threads,
+                locality: traffic.locality().into_iter().map(String::from).collect(),
+                traffic_on_bytes: traffic.on_bytes,
+                traffic_off_bytes: traffic.off_bytes,
+                decision: verdict.decision.name().into(),
+                operator: operator_for(verdict.decision, arch),
+                reason: verdict.reason,
+                lowered: false,
+                notes,
+            });
+            if verdict.decision != Decision::Default {
+                decided.push(Decided {
+                    load,
+                    kernel: report.kernels.len(),
+                    entry: kr.loads.len() - 1,
+                });
+            }
+        }
+        report.kernels.push(kr);
+        kernel_functions.push(unit.function);
+    }
+    report.warnings = warnings;
+    Analysis {
+        report,
+        kernel_functions,
+        decided,
+        arch,
+    }
+}

@@ -1,0 +1,47 @@
+//! The library's error type. Every variant renders as one line that names
+//! the problem and what to do about it; the driver and the plugin print it
+//! as is.
+
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// A pass parameter or driver flag with a value that cannot be used.
+    BadOption {
+        option: String,
+        value: String,
+        expected: String,
+    },
+    /// A pass parameter nobody knows.
+    UnknownOption { option: String },
+    /// The module is not for NVPTX.
+    WrongTarget { triple: String },
+    /// The report file could not be written.
+    Report { path: String, reason: String },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::BadOption { option, value, expected } => {
+                write!(f, "invalid value '{value}' for {option}: expected {expected}")
+            }
+            Error::UnknownOption { option } => write!(
+                f,
+                "unknown gpucc-cache option '{option}': known options are policy, block, grid, arch, \
+                 model, l1, arg, sample-blocks, report, report-file"
+            ),
+            Error::WrongTarget { triple } => write!(
+                f,
+                "module targets '{}', not NVPTX: gpucc-cache works on device-side modules \
+                 (triple nvptx64-nvidia-cuda); compile the device side, e.g. clang --cuda-device-only",
+                if triple.is_empty() { "<no triple>" } else { triple }
+            ),
+            Error::Report { path, reason } => {
+                write!(f, "cannot write the cache report to '{path}': {reason}; pick a writable path")
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}

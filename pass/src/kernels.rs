@@ -1,0 +1,149 @@
+//! Which functions are kernels, and the block size each one is launched with.
+//!
+//! A kernel is a function listed in `!nvvm.annotations` with `"kernel"`
+//! (clang 19, NVVM IR) or one with the `ptx_kernel` calling convention
+//! (newer producers). Block size: the user's, else `reqntid`, else
+//! `maxntid` (`__launch_bounds__`), else a stated default.
+
+use crate::ir::{Module, Value};
+use crate::options::{Dim3, DEFAULT_BLOCK};
+
+/// LLVM's `CallingConv::PTX_Kernel`.
+const PTX_KERNEL_CC: u32 = 71;
+
+/// Where a kernel's block size came from, for the report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockSource {
+    User,
+    Reqntid,
+    Maxntid,
+    Default,
+}
+
+impl BlockSource {
+    pub fn name(self) -> &'static str {
+        match self {
+            BlockSource::User => "user",
+            BlockSource::Reqntid => "reqntid",
+            BlockSource::Maxntid => "maxntid (__launch_bounds__)",
+            BlockSource::Default => "default",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    pub function: Value,
+    pub reqntid: Option<Dim3>,
+    pub maxntid: Option<Dim3>,
+}
+
+#[derive(Default)]
+struct Bounds {
+    kernel: bool,
+    reqntid: [Option<u32>; 3],
+    maxntid: [Option<u32>; 3],
+}
+
+fn dim(v: [Option<u32>; 3]) -> Option<Dim3> {
+    v[0].map(|x| Dim3 {
+        x,
+        y: v[1].unwrap_or(1),
+        z: v[2].unwrap_or(1),
+    })
+}
+
+/// Parses `"x,y,z"` as newer LLVMs write `"nvvm.reqntid"` / `"nvvm.maxntid"`.
+fn dim_attr(f: Value, key: &str) -> Option<Dim3> {
+    let s = f.string_attribute(key)?;
+    let v: Vec<u32> = s.split(',').filter_map(|p| p.trim().parse().ok()).collect();
+    let x = *v.first()?;
+    Some(Dim3 {
+        x,
+        y: v.get(1).copied().unwrap_or(1),
+        z: v.get(2).copied().unwrap_or(1),
+    })
+}
+
+/// The module's kernels in definition order.
+pub fn find(module: Module) -> Vec<Kernel> {
+    let mut bounds: Vec<(Value, Bounds)> = Vec::new();
+    for node in module.named_metadata("nvvm.annotations") {
+        let ops = node.md_operands();
+        let Some(f) = ops
+            .first()
+            .copied()
+            .filter(|f| !f.is_null() && f.is_function())
+        else {
+            continue;
+        };
+        let idx = match bounds.iter().position(|(g, _)| *g == f) {
+            Some(i) => i,
+            None => {
+                bounds.push((f, Bounds::default()));
+                bounds.len() - 1
+            }
+        };
+        let b = &mut bounds[idx].1;
+        for pair in ops[1..].chunks(2) {
+            let [key, val] = pair else { continue };
+            let (Some(key), Some(val)) = (key.md_string(), val.const_int()) else {
+                continue;
+            };
+            let axis = |s: &str| match s {
+                "x" => Some(0),
+                "y" => Some(1),
+                "z" => Some(2),
+                _ => None,
+            };
+            if key == "kernel" && val == 1 {
+                b.kernel = true;
+            } else if let Some(a) = key.strip_prefix("reqntid").and_then(axis) {
+                b.reqntid[a] = u32::try_from(val).ok();
+            } else if let Some(a) = key.strip_prefix("maxntid").and_then(axis) {
+                b.maxntid[a] = u32::try_from(val).ok();
+            }
+        }
+    }
+    module
+        .functions()
+        .into_iter()
+        .filter(|f| !f.is_declaration())
+        .filter_map(|f| {
+            let b = bounds.iter().find(|(g, _)| *g == f).map(|(_, b)| b);
+            let is_kernel = b.is_some_and(|b| b.kernel) || f.calling_conv() == PTX_KERNEL_CC;
+            is_kernel.then(|| Kernel {
+                function: f,
+                reqntid: b
+                    .and_then(|b| dim(b.reqntid))
+                    .or_else(|| dim_attr(f, "nvvm.reqntid")),
+                maxntid: b
+                    .and_then(|b| dim(b.maxntid))
+                    .or_else(|| dim_attr(f, "nvvm.maxntid")),
+            })
+        })
+        .collect()
+}
+
+impl Kernel {
+    /// The block size the analysis assumes, and why.
+    pub fn block(&self, user: Option<Dim3>) -> (Dim3, BlockSource) {
+        if let Some(d) = user {
+            (d, BlockSource::User)
+        } else if let Some(d) = self.reqntid {
+            (d, BlockSource::Reqntid)
+        } else if let Some(d) = self.maxntid {
+            (d, BlockSource::Maxntid)
+        } else {
+            (DEFAULT_BLOCK, BlockSource::Default)
+        }
+    }
+}
+
+/// A readable C++ name for a mangled symbol; the symbol itself if it is not mangled.
+pub fn demangle(symbol: &str) -> String {
+    cpp_demangle::Symbol::new(symbol)
+        .ok()
+        .and_then(|s| s.demangle(&cpp_demangle::DemangleOptions::default()).ok())
+        .unwrap_or_else(|| symbol.to_string())
+}

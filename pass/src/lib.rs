@@ -1,0 +1,146 @@
+//! gpucc-cache: per-load L1 cache decisions for NVPTX modules.
+//!
+//! The pipeline (design.md §2), one file per stage:
+//! `kernels` → `global_loads` → `address` → `evaluate` → `traffic` →
+//! `policy` (all pure, gathered by `analysis`) → `annotate` (metadata) →
+//! `lower` (inline `ld.global.<op>`) → `report`. `generation` says how each
+//! GPU generation spells "cache" and "bypass"; `options` parses what users
+//! ask for; `ir` is the only door to LLVM's C API and `plugin` the only door
+//! to its C++ plugin interface.
+//!
+//! The driver and the plugin both call [`run`]: there is one implementation.
+
+pub mod address;
+pub mod analysis;
+pub mod annotate;
+pub mod error;
+pub mod evaluate;
+pub mod generation;
+pub mod global_loads;
+pub mod ir;
+pub mod kernels;
+pub mod lower;
+pub mod options;
+pub mod plugin;
+pub mod policy;
+pub mod report;
+pub mod traffic;
+
+pub use error::Error;
+pub use options::{Options, ReportFormat};
+pub use report::Report;
+
+use policy::Policy;
+
+/// Which part of the pipeline to run (the pipeline element names of the plugin).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// `gpucc-cache`: vectorize loads as the backend would, analyse,
+    /// annotate, lower.
+    Full,
+    /// `gpucc-cache-annotate`: analyse and attach metadata only.
+    Annotate,
+    /// `gpucc-cache-lower`: lower loads that already carry `!gpucc.cache`.
+    Lower,
+    /// `print<gpucc-cache>`: analyse and print the report; change nothing.
+    Print,
+}
+
+pub struct Outcome {
+    pub changed: bool,
+    /// The analysis report (absent for `Lower`).
+    pub report: Option<Report>,
+}
+
+/// Whether a target triple is one gpucc-cache works on.
+pub fn is_nvptx(triple: &str) -> bool {
+    triple.starts_with("nvptx")
+}
+
+/// Runs `mode` on the module with `opts`. Writes the report where
+/// `opts.report`/`opts.report_file` say (the driver sets `ReportFormat::None`
+/// and prints the returned report itself).
+pub fn run(module: ir::Module, mode: Mode, opts: &Options) -> Result<Outcome, Error> {
+    let triple = module.triple();
+    if !is_nvptx(&triple) {
+        return Err(Error::WrongTarget { triple });
+    }
+    let mut changed = false;
+    if mode == Mode::Lower {
+        return Ok(Outcome {
+            changed: !lower::lower(module).is_empty(),
+            report: None,
+        });
+    }
+    let transform = matches!(mode, Mode::Full | Mode::Annotate) && opts.policy != Policy::Off;
+    if mode == Mode::Full && transform {
+        // The backend merges adjacent loads into v2/v4 loads; inline asm would
+        // hide them from it, so merge first, with the target's cost model.
+        let arch = analysis::resolve_arch(module, opts, &mut Vec::new());
+        if ir::run_passes(module, "function(load-store-vectorizer)", &arch.to_string()).is_ok() {
+            changed = true;
+        }
+    }
+    let mut analysis = analysis::analyze(module, opts);
+    if transform {
+        changed |= annotate::annotate(module, &analysis);
+        plugin::emit_remarks(&analysis);
+    }
+    if mode == Mode::Full && transform {
+        let outcomes = lower::lower(module);
+        for d in &analysis.decided {
+            let entry = &mut analysis.report.kernels[d.kernel].loads[d.entry];
+            match outcomes.get(&d.load) {
+                Some(Ok(())) => entry.lowered = true,
+                Some(Err(why)) => entry.notes.push(format!("left as a plain load: {why}")),
+                None => {}
+            }
+        }
+        changed |= !outcomes.is_empty();
+    }
+    let report = analysis.report;
+    let format = if mode == Mode::Print && opts.report == ReportFormat::None {
+        ReportFormat::Text
+    } else {
+        opts.report
+    };
+    write_report(&report, format, opts.report_file.as_deref())?;
+    Ok(Outcome {
+        changed,
+        report: Some(report),
+    })
+}
+
+/// Writes a report to a file, or to stderr when no file is given.
+pub fn write_report(
+    report: &Report,
+    format: ReportFormat,
+    file: Option<&std::path::Path>,
+) -> Result<(), Error> {
+    let text = match format {
+        ReportFormat::None => return Ok(()),
+        ReportFormat::Text => report.to_text(),
+        ReportFormat::Json => report.to_json(),
+    };
+    match file {
+        Some(p) => std::fs::write(p, text).map_err(|e| Error::Report {
+            path: p.display().to_string(),
+            reason: e.to_string(),
+        }),
+        None => {
+            eprint!("{text}");
+            Ok(())
+        }
+    }
+}
+
+/// Convenience for callers holding an inkwell module (the driver, tests).
+pub fn run_on(
+    module: &inkwell::module::Module,
+    mode: Mode,
+    opts: &Options,
+) -> Result<Outcome, Error> {
+    // SAFETY: the inkwell module outlives this call and is not disposed by it.
+    let m = unsafe { ir::Module::from_raw(module.as_mut_ptr()) };
+    run(m, mode, opts)
+}

@@ -1,0 +1,296 @@
+//! What the user asks of the pass: policy, launch geometry, kernel
+//! argument values, model and capacity overrides, report format.
+//!
+//! One parser serves every entry point: the pass parameters of
+//! `opt -passes='gpucc-cache<policy=cache-none;block=256>'`, the
+//! `GPUCC_CACHE_OPTIONS` environment variable read under
+//! `clang -fpass-plugin` (where a plugin gets no parameters), and the
+//! driver, which turns its flags into the same `Options`. Validation lives
+//! here so that every entry point rejects the same bad values with the same
+//! message.
+
+use std::path::PathBuf;
+
+use crate::error::Error;
+use crate::generation::{Arch, Model, MODEL_NAMES};
+use crate::policy::{Policy, POLICY_NAMES};
+
+/// The environment variable the plugin reads when it gets no parameters.
+pub const ENV_OPTIONS: &str = "GPUCC_CACHE_OPTIONS";
+
+/// Threads per block when nothing says otherwise (reported as a warning).
+pub const DEFAULT_BLOCK: Dim3 = Dim3 { x: 256, y: 1, z: 1 };
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dim3 {
+    pub x: u32,
+    pub y: u32,
+    pub z: u32,
+}
+
+impl Dim3 {
+    pub fn count(self) -> u64 {
+        self.x as u64 * self.y as u64 * self.z as u64
+    }
+
+    pub fn as_array(self) -> [u32; 3] {
+        [self.x, self.y, self.z]
+    }
+}
+
+impl std::fmt::Display for Dim3 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}x{}x{}", self.x, self.y, self.z)
+    }
+}
+
+/// A kernel argument named by its source name or its position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArgRef {
+    Name(String),
+    Index(u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportFormat {
+    Text,
+    Json,
+    None,
+}
+
+impl ReportFormat {
+    pub fn parse(s: &str) -> Option<ReportFormat> {
+        match s {
+            "text" => Some(ReportFormat::Text),
+            "json" => Some(ReportFormat::Json),
+            "none" => Some(ReportFormat::None),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    pub policy: Policy,
+    /// Threads per block; `None`: from `reqntid`/`maxntid`, else `DEFAULT_BLOCK`.
+    pub block: Option<Dim3>,
+    pub grid: Option<Dim3>,
+    /// Target arch; `None`: the module's `target-cpu`.
+    pub arch: Option<Arch>,
+    pub model: Option<Model>,
+    pub l1_bytes: Option<u64>,
+    pub kernel_args: Vec<(ArgRef, i64)>,
+    /// Blocks evaluated; 1 means block (0,0,0) only, as in the paper.
+    pub sample_blocks: u32,
+    pub report: ReportFormat,
+    pub report_file: Option<PathBuf>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            policy: Policy::Conservative,
+            block: None,
+            grid: None,
+            arch: None,
+            model: None,
+            l1_bytes: None,
+            kernel_args: Vec::new(),
+            sample_blocks: 1,
+            report: ReportFormat::None,
+            report_file: None,
+        }
+    }
+}
+
+fn bad(option: &str, value: &str, expected: &str) -> Error {
+    Error::BadOption {
+        option: option.into(),
+        value: value.into(),
+        expected: expected.into(),
+    }
+}
+
+/// Parses `X`, `XxY` or `XxYxZ` (also with `,`), each at least 1, for a
+/// block at most 1024 threads in all (CUDA's limit for every generation).
+pub fn parse_dim3(option: &str, s: &str, is_block: bool) -> Result<Dim3, Error> {
+    let expected = if is_block {
+        "X[xY[xZ]] with 1 to 1024 threads in all, e.g. 256 or 16x16"
+    } else {
+        "X[xY[xZ]] with every extent at least 1, e.g. 1024 or 64x64"
+    };
+    let parts: Vec<&str> = s.split(['x', 'X', ',']).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(bad(option, s, expected));
+    }
+    let mut v = [1u32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        v[i] = p.trim().parse().map_err(|_| bad(option, s, expected))?;
+        if v[i] == 0 {
+            return Err(bad(option, s, expected));
+        }
+    }
+    let d = Dim3 {
+        x: v[0],
+        y: v[1],
+        z: v[2],
+    };
+    if is_block && (d.count() > 1024 || d.z > 64) {
+        return Err(bad(option, s, expected));
+    }
+    Ok(d)
+}
+
+/// Parses a byte count: `49152`, `48K`, `48k`, `1M`.
+pub fn parse_bytes(option: &str, s: &str) -> Result<u64, Error> {
+    let expected = "a positive byte count such as 49152 or 48K";
+    let t = s.trim();
+    let (num, mult) = match t.chars().last() {
+        Some('k' | 'K') => (&t[..t.len() - 1], 1024),
+        Some('m' | 'M') => (&t[..t.len() - 1], 1024 * 1024),
+        _ => (t, 1),
+    };
+    let n: u64 = num.parse().map_err(|_| bad(option, s, expected))?;
+    if n == 0 {
+        return Err(bad(option, s, expected));
+    }
+    n.checked_mul(mult).ok_or_else(|| bad(option, s, expected))
+}
+
+/// Parses `NAME=VALUE` or `INDEX=VALUE`; VALUE is a decimal or 0x integer.
+pub fn parse_kernel_arg(option: &str, s: &str) -> Result<(ArgRef, i64), Error> {
+    let expected = "NAME=VALUE or INDEX=VALUE with an integer VALUE, e.g. n=1024 or 3=1024";
+    let (k, v) = s.split_once('=').ok_or_else(|| bad(option, s, expected))?;
+    let (k, v) = (k.trim(), v.trim());
+    let value = parse_int(v).ok_or_else(|| bad(option, s, expected))?;
+    if k.is_empty() {
+        return Err(bad(option, s, expected));
+    }
+    let key = match k.parse::<u32>() {
+        Ok(i) => ArgRef::Index(i),
+        Err(_) if k.chars().all(|c| c.is_alphanumeric() || c == '_') => ArgRef::Name(k.into()),
+        Err(_) => return Err(bad(option, s, expected)),
+    };
+    Ok((key, value))
+}
+
+fn parse_int(v: &str) -> Option<i64> {
+    let (neg, body) = match v.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, v),
+    };
+    let n = match body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        Some(h) => i64::from_str_radix(h, 16).ok()?,
+        None => body.parse::<i64>().ok()?,
+    };
+    Some(if neg { -n } else { n })
+}
+
+impl Options {
+    /// Applies one `key=value` setting.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), Error> {
+        match key {
+            "policy" => {
+                self.policy =
+                    Policy::parse(value).ok_or_else(|| bad("policy", value, POLICY_NAMES))?;
+            }
+            "block" | "block-dim" => self.block = Some(parse_dim3("block", value, true)?),
+            "grid" | "grid-dim" => self.grid = Some(parse_dim3("grid", value, false)?),
+            "arch" => {
+                let list = format!("one of {}", Arch::supported_list());
+                self.arch = Some(Arch::parse(value).ok_or_else(|| bad("arch", value, &list))?);
+            }
+            "model" => {
+                self.model =
+                    Some(Model::parse(value).ok_or_else(|| bad("model", value, MODEL_NAMES))?)
+            }
+            "l1" | "l1-size" => self.l1_bytes = Some(parse_bytes("l1", value)?),
+            "arg" | "kernel-arg" => self.kernel_args.push(parse_kernel_arg("arg", value)?),
+            "sample-blocks" => {
+                let n: u32 =
+                    value.parse().ok().filter(|&n| n >= 1).ok_or_else(|| {
+                        bad("sample-blocks", value, "a number of blocks, at least 1")
+                    })?;
+                self.sample_blocks = n;
+            }
+            "report" => {
+                self.report = ReportFormat::parse(value)
+                    .ok_or_else(|| bad("report", value, "text, json or none"))?;
+            }
+            "report-file" => self.report_file = Some(PathBuf::from(value)),
+            _ => return Err(Error::UnknownOption { option: key.into() }),
+        }
+        Ok(())
+    }
+
+    /// Parses a `;`-separated list of `key=value` (LLVM's pass-parameter
+    /// form), applied on top of `self`.
+    pub fn apply(mut self, params: &str) -> Result<Options, Error> {
+        for item in params.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+            let (k, v) = item.split_once('=').ok_or_else(|| Error::BadOption {
+                option: item.into(),
+                value: String::new(),
+                expected: "key=value, e.g. policy=cache-none".into(),
+            })?;
+            self.set(k.trim(), v.trim())?;
+        }
+        if self.sample_blocks > 1 && self.grid.is_none() {
+            return Err(bad(
+                "sample-blocks",
+                &self.sample_blocks.to_string(),
+                "a grid as well: add grid=X[xY[xZ]] (driver: --grid-dim)",
+            ));
+        }
+        Ok(self)
+    }
+
+    pub fn parse(params: &str) -> Result<Options, Error> {
+        Options::default().apply(params)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_pass_parameters() {
+        let o = Options::parse(
+            "policy=cache-none;block=16x16;arg=n=1024;arg=2=0x10;l1=48K;model=fermi",
+        )
+        .unwrap();
+        assert_eq!(o.policy, Policy::CacheNone);
+        assert_eq!(o.block, Some(Dim3 { x: 16, y: 16, z: 1 }));
+        assert_eq!(
+            o.kernel_args,
+            vec![(ArgRef::Name("n".into()), 1024), (ArgRef::Index(2), 16)]
+        );
+        assert_eq!(o.l1_bytes, Some(48 * 1024));
+        assert_eq!(o.model, Some(Model::Fermi));
+    }
+
+    #[test]
+    fn rejects_bad_values() {
+        for bad in [
+            "policy=fast",
+            "block=0",
+            "block=2048",
+            "block=32x64",
+            "block=ax2",
+            "arg=n",
+            "arg=n=abc",
+            "arg==3",
+            "l1=0",
+            "l1=lots",
+            "arch=sm_91",
+            "model=kepler",
+            "sample-blocks=0",
+            "sample-blocks=4",
+            "frobnicate=1",
+            "policy",
+        ] {
+            let e = Options::parse(bad).unwrap_err().to_string();
+            assert!(!e.contains('\n'), "{bad}: {e}");
+        }
+    }
+}
