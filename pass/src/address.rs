@@ -841,8 +841,13 @@ impl Linear {
         let mut terms: Vec<&(String, i64)> = self.terms.iter().filter(|t| t.1 != 0).collect();
         terms.sort_by_key(|(a, _)| atom_rank(a));
         for (a, c) in terms {
+            let a = if a.contains(' ') {
+                format!("({a})")
+            } else {
+                a.clone()
+            };
             parts.push(match c {
-                1 => a.clone(),
+                1 => a,
                 -1 => format!("-{a}"),
                 _ => format!("{c}*{a}"),
             });

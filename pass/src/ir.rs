@@ -196,6 +196,26 @@ impl Module {
         }
     }
 
+    /// Clears the names of arguments, blocks and instructions, as clang
+    /// does by default; the driver keeps them during the pass only to match
+    /// `--kernel-arg=NAME=...` to parameters.
+    pub fn discard_local_names(self) {
+        // SAFETY: walking and renaming the module's own local values.
+        unsafe {
+            for f in self.functions() {
+                for p in f.params() {
+                    LLVMSetValueName2(p.0, c"".as_ptr(), 0);
+                }
+                for b in f.blocks() {
+                    LLVMSetValueName2(LLVMBasicBlockAsValue(b.0), c"".as_ptr(), 0);
+                    for i in b.instructions() {
+                        LLVMSetValueName2(i.0, c"".as_ptr(), 0);
+                    }
+                }
+            }
+        }
+    }
+
     pub fn print_to_string(self) -> String {
         // SAFETY: LLVM allocates the string; we copy and free it.
         unsafe {

@@ -98,6 +98,12 @@ pub fn run(module: ir::Module, mode: Mode, opts: &Options) -> Result<Outcome, Er
         }
         changed |= !outcomes.is_empty();
     }
+    if opts.strip_debug {
+        module.strip_debug_info();
+    }
+    if opts.discard_names {
+        module.discard_local_names();
+    }
     let report = analysis.report;
     let format = if mode == Mode::Print && opts.report == ReportFormat::None {
         ReportFormat::Text

@@ -84,6 +84,12 @@ pub struct Options {
     pub sample_blocks: u32,
     pub report: ReportFormat,
     pub report_file: Option<PathBuf>,
+    /// Remove debug info after the pass (the driver adds line tables only
+    /// to locate loads for the report).
+    pub strip_debug: bool,
+    /// Clear local value names after the pass (the driver keeps them only
+    /// to match kernel argument names).
+    pub discard_names: bool,
 }
 
 impl Default for Options {
@@ -99,6 +105,8 @@ impl Default for Options {
             sample_blocks: 1,
             report: ReportFormat::None,
             report_file: None,
+            strip_debug: false,
+            discard_names: false,
         }
     }
 }
@@ -174,6 +182,14 @@ pub fn parse_kernel_arg(option: &str, s: &str) -> Result<(ArgRef, i64), Error> {
     Ok((key, value))
 }
 
+fn parse_flag(option: &str, value: &str) -> Result<bool, Error> {
+    match value {
+        "1" | "true" => Ok(true),
+        "0" | "false" => Ok(false),
+        _ => Err(bad(option, value, "0 or 1")),
+    }
+}
+
 fn parse_int(v: &str) -> Option<i64> {
     let (neg, body) = match v.strip_prefix('-') {
         Some(b) => (true, b),
@@ -218,6 +234,8 @@ impl Options {
                     .ok_or_else(|| bad("report", value, "text, json or none"))?;
             }
             "report-file" => self.report_file = Some(PathBuf::from(value)),
+            "strip-debug" => self.strip_debug = parse_flag(key, value)?,
+            "discard-names" => self.discard_names = parse_flag(key, value)?,
             _ => return Err(Error::UnknownOption { option: key.into() }),
         }
         Ok(())
@@ -247,6 +265,45 @@ impl Options {
     pub fn parse(params: &str) -> Result<Options, Error> {
         Options::default().apply(params)
     }
+
+    /// The pass-parameter form of these options (what `parse` reads back);
+    /// the driver hands it to the plugin through `GPUCC_CACHE_OPTIONS`.
+    pub fn to_params(&self) -> String {
+        let dim = |d: Dim3| format!("{}x{}x{}", d.x, d.y, d.z);
+        let mut p = vec![format!("policy={}", self.policy)];
+        p.extend(self.block.map(|d| format!("block={}", dim(d))));
+        p.extend(self.grid.map(|d| format!("grid={}", dim(d))));
+        p.extend(self.arch.map(|a| format!("arch={a}")));
+        p.extend(self.model.map(|m| format!("model={m}")));
+        p.extend(self.l1_bytes.map(|b| format!("l1={b}")));
+        for (k, v) in &self.kernel_args {
+            match k {
+                ArgRef::Name(n) => p.push(format!("arg={n}={v}")),
+                ArgRef::Index(i) => p.push(format!("arg={i}={v}")),
+            }
+        }
+        if self.sample_blocks > 1 {
+            p.push(format!("sample-blocks={}", self.sample_blocks));
+        }
+        p.push(format!(
+            "report={}",
+            match self.report {
+                ReportFormat::Text => "text",
+                ReportFormat::Json => "json",
+                ReportFormat::None => "none",
+            }
+        ));
+        if let Some(f) = &self.report_file {
+            p.push(format!("report-file={}", f.display()));
+        }
+        if self.strip_debug {
+            p.push("strip-debug=1".into());
+        }
+        if self.discard_names {
+            p.push("discard-names=1".into());
+        }
+        p.join(";")
+    }
 }
 
 #[cfg(test)]
@@ -267,6 +324,12 @@ mod tests {
         );
         assert_eq!(o.l1_bytes, Some(48 * 1024));
         assert_eq!(o.model, Some(Model::Fermi));
+    }
+
+    #[test]
+    fn params_round_trip() {
+        let o = Options::parse("policy=aggressive;block=8x4x2;grid=16;arg=n=5;arg=1=-2;sample-blocks=3;model=sectored;l1=1024;arch=sm_80;report=json;report-file=/tmp/r.json;strip-debug=1;discard-names=1").unwrap();
+        assert_eq!(Options::parse(&o.to_params()).unwrap(), o);
     }
 
     #[test]

@@ -4,9 +4,9 @@
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Report {
     pub arch: String,
     pub model: String,
@@ -16,7 +16,7 @@ pub struct Report {
     pub warnings: Vec<String>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct KernelReport {
     /// Demangled where possible.
     pub name: String,
@@ -31,7 +31,7 @@ pub struct KernelReport {
     pub skipped: Vec<SkippedLoad>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LoadReport {
     pub line: u32,
     pub column: u32,
@@ -53,7 +53,7 @@ pub struct LoadReport {
     pub notes: Vec<String>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct SkippedLoad {
     pub line: u32,
     pub column: u32,

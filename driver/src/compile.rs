@@ -1,0 +1,335 @@
+//! The two routes from input to output.
+//!
+//! - `.cu`: clang drives the whole device-side (or, with `-c`, the whole)
+//!   compile with the plugin loaded (`-fpass-plugin`), so code generation is
+//!   exactly clang's and remarks (`-Rpass=gpucc-cache`,
+//!   `-fsave-optimization-record`) are clang's own. The options travel in
+//!   `GPUCC_CACHE_OPTIONS`; the report comes back as JSON.
+//! - `.ll` / `.bc`: no front end; the module is parsed here, the pass runs
+//!   in process, and LLVM's NVPTX backend (the libLLVM clang uses, configured
+//!   as llc configures it) writes PTX or IR.
+//!
+//! When a report is wanted and the user did not ask for debug info, the
+//! device side is compiled with line tables (to put a line and column on each
+//! load) and they are stripped after the pass, so the code is what it would
+//! have been without them.
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{anyhow, bail, Context as _, Result};
+use gpucc_cache_pass::generation::Arch;
+use gpucc_cache_pass::options::{Options, ENV_OPTIONS};
+use gpucc_cache_pass::{is_nvptx, run_on, write_report, Mode, Report, ReportFormat};
+use inkwell::context::Context;
+use inkwell::memory_buffer::MemoryBuffer;
+use inkwell::module::Module;
+use inkwell::targets::{
+    CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetTriple,
+};
+use inkwell::OptimizationLevel;
+
+use crate::args::{Job, Output};
+use crate::toolchain;
+
+/// clang's default CUDA arch (clang 19).
+const DEFAULT_ARCH: &str = "sm_52";
+
+fn is_ir(input: &Path) -> bool {
+    matches!(
+        input.extension().and_then(|e| e.to_str()),
+        Some("ll" | "bc")
+    )
+}
+
+pub fn run(job: &Job) -> Result<()> {
+    if !job.input.is_file() {
+        bail!(
+            "input file '{}' not found; check the path",
+            job.input.display()
+        );
+    }
+    if is_ir(&job.input) {
+        in_process(job)
+    } else {
+        through_clang(job)
+    }
+}
+
+fn arch_name(job: &Job) -> String {
+    job.arch
+        .map_or_else(|| DEFAULT_ARCH.to_string(), |a| a.to_string())
+}
+
+/// Clang arguments shared by both routes for a `.cu` input.
+fn clang_command(job: &Job, clang: &Path, cuda: &Path) -> Command {
+    let mut cmd = Command::new(clang);
+    cmd.arg("-x")
+        .arg("cuda")
+        .arg(format!("--cuda-gpu-arch={}", arch_name(job)));
+    cmd.arg(format!("--cuda-path={}", cuda.display()));
+    // The wheels' CUDA 12.5 is newer than clang 19 fully knows; the device side is fine.
+    cmd.arg("-Wno-unknown-cuda-version");
+    if !job.clang_flags.iter().any(|f| f.starts_with("-O")) {
+        cmd.arg("-O3");
+    }
+    cmd.args(&job.clang_flags);
+    cmd
+}
+
+fn wants_report(job: &Job) -> bool {
+    job.report != ReportFormat::None
+}
+
+fn find_tools(job: &Job) -> Result<(toolchain::Found, toolchain::Found)> {
+    let clang = toolchain::clang(job.clang.as_deref())?;
+    let cuda = toolchain::cuda(job.cuda_path.as_deref())?;
+    if job.verbose {
+        eprintln!(
+            "gpucc-cache: clang: {} ({})",
+            clang.path.display(),
+            clang.how
+        );
+        eprintln!("gpucc-cache: CUDA: {} ({})", cuda.path.display(), cuda.how);
+    }
+    Ok((clang, cuda))
+}
+
+/// `.ll` / `.bc` input: no front end; the pass and the backend run here.
+fn in_process(job: &Job) -> Result<()> {
+    if job.kind == Output::Object {
+        bail!(
+            "-c needs a .cu input (objects embed host code); {} is IR",
+            job.input.display()
+        );
+    }
+    let opts = job.options.clone();
+    let bitcode = std::fs::read(&job.input)
+        .with_context(|| format!("cannot read {}", job.input.display()))?;
+    if bitcode.iter().all(u8::is_ascii_whitespace) {
+        bail!(
+            "{} is empty; give an LLVM IR module (.ll) or bitcode (.bc) for nvptx64",
+            job.input.display()
+        );
+    }
+    let context = Context::create();
+    let buffer =
+        MemoryBuffer::create_from_memory_range_copy(&bitcode, &job.input.display().to_string());
+    let module = context.create_module_from_ir(buffer).map_err(|e| {
+        let msg = e.to_string();
+        let first = msg
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("malformed input")
+            .trim()
+            .to_string();
+        anyhow!(
+            "cannot parse {} as LLVM IR: {first}; give valid LLVM 19 IR or bitcode",
+            job.input.display()
+        )
+    })?;
+    let triple = module.get_triple().as_str().to_string_lossy().into_owned();
+    if !is_nvptx(&triple) {
+        bail!(
+            "{} is a module for '{}', not NVPTX; give a device-side module (triple nvptx64-nvidia-cuda), e.g. from clang --cuda-device-only -emit-llvm",
+            job.input.display(),
+            if triple.is_empty() { "<no triple>" } else { &triple }
+        );
+    }
+    if let Err(e) = module.verify() {
+        let msg = e.to_string();
+        bail!(
+            "{} is not valid IR: {}",
+            job.input.display(),
+            msg.lines().next().unwrap_or("verifier failed")
+        );
+    }
+    let outcome = run_on(
+        &module,
+        Mode::Full,
+        &Options {
+            report: ReportFormat::None,
+            report_file: None,
+            ..opts.clone()
+        },
+    )
+    .map_err(|e| anyhow!("{e}"))?;
+    let arch = job.arch.or_else(|| {
+        module.get_first_function().and_then(|f| {
+            f.get_string_attribute(inkwell::attributes::AttributeLoc::Function, "target-cpu")
+                .and_then(|a| Arch::parse(a.get_string_value().to_str().ok()?))
+        })
+    });
+    let arch = arch.map_or_else(|| DEFAULT_ARCH.to_string(), |a| a.to_string());
+    match job.kind {
+        Output::LlvmText => module
+            .print_to_file(&job.output)
+            .map_err(|e| anyhow!("cannot write {}: {e}", job.output.display()))?,
+        Output::LlvmBitcode => {
+            if !module.write_bitcode_to_path(&job.output) {
+                bail!(
+                    "cannot write {}; check the directory exists and is writable",
+                    job.output.display()
+                );
+            }
+        }
+        Output::Ptx => {
+            let ptx = emit_ptx(&module, &arch, job.opt_level)?;
+            std::fs::write(&job.output, &ptx).with_context(|| {
+                format!(
+                    "cannot write {}; check the directory exists and is writable",
+                    job.output.display()
+                )
+            })?;
+            if job.verify_ptx {
+                let cuda = toolchain::cuda(job.cuda_path.as_deref())?.path;
+                verify_ptx(&cuda, &job.output, &arch, job.verbose)?;
+            }
+        }
+        Output::Object => unreachable!("objects go through clang"),
+    }
+    if let Some(report) = outcome.report {
+        write_report(&report, job.report, job.report_file.as_deref())
+            .map_err(|e| anyhow!("{e}"))?;
+    }
+    Ok(())
+}
+
+/// PTX from the module with LLVM's NVPTX backend, configured as clang
+/// configures it (CPU and PTX version from the module's own attributes).
+fn emit_ptx(module: &Module, arch: &str, opt_level: u8) -> Result<Vec<u8>> {
+    Target::initialize_nvptx(&InitializationConfig::default());
+    let triple = module.get_triple();
+    let triple = if triple.as_str().to_bytes().is_empty() {
+        TargetTriple::create("nvptx64-nvidia-cuda")
+    } else {
+        triple
+    };
+    let target =
+        Target::from_triple(&triple).map_err(|e| anyhow!("no NVPTX target in this LLVM: {e}"))?;
+    let features = module
+        .get_functions()
+        .find_map(|f| {
+            f.get_string_attribute(
+                inkwell::attributes::AttributeLoc::Function,
+                "target-features",
+            )
+            .map(|a| a.get_string_value().to_string_lossy().into_owned())
+        })
+        .map(|f| {
+            f.split(',')
+                .filter(|x| x.starts_with("+ptx"))
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .filter(|f| !f.is_empty())
+        .unwrap_or_else(|| "+ptx85".into());
+    let level = match opt_level {
+        0 => OptimizationLevel::None,
+        1 => OptimizationLevel::Less,
+        2 => OptimizationLevel::Default,
+        _ => OptimizationLevel::Aggressive,
+    };
+    let tm = target
+        .create_target_machine(
+            &triple,
+            arch,
+            &features,
+            level,
+            RelocMode::Default,
+            CodeModel::Default,
+        )
+        .ok_or_else(|| anyhow!("LLVM cannot make an NVPTX target machine for {arch}"))?;
+    // Commented PTX, as llc and clang write it.
+    // SAFETY: a live target machine owned by `tm`.
+    unsafe { llvm_sys::target_machine::LLVMSetTargetMachineAsmVerbosity(tm.as_mut_ptr(), 1) };
+    let buf = tm
+        .write_to_memory_buffer(module, FileType::Assembly)
+        .map_err(|e| {
+            anyhow!(
+                "the NVPTX backend failed: {}",
+                e.to_string().lines().next().unwrap_or("")
+            )
+        })?;
+    Ok(buf.as_slice().to_vec())
+}
+
+fn verify_ptx(cuda: &Path, ptx: &Path, arch: &str, verbose: bool) -> Result<()> {
+    let ptxas = toolchain::ptxas(cuda)?;
+    let out = tempfile::NamedTempFile::new()?;
+    let mut cmd = Command::new(&ptxas);
+    cmd.arg(format!("-arch={arch}"))
+        .arg(ptx)
+        .arg("-o")
+        .arg(out.path());
+    if !toolchain::run(&mut cmd, verbose)? {
+        bail!("ptxas rejected {} (its errors are above)", ptx.display());
+    }
+    Ok(())
+}
+
+/// `-c` and remark runs: clang drives, the plugin decides.
+fn through_clang(job: &Job) -> Result<()> {
+    let (clang, cuda) = find_tools(job)?;
+    if job.kind == Output::Object && !toolchain::is_full_toolkit(&cuda.path) {
+        bail!(
+            "-c needs a full CUDA toolkit (fatbinary and ptxas), and {} has none; set CUDA_PATH to a CUDA install, or drop -c to get PTX",
+            cuda.path.display()
+        );
+    }
+    let plugin = toolchain::plugin()?;
+    let tmp = tempfile::tempdir()?;
+    let report_path = tmp.path().join("report.json");
+    let mut opts = Options {
+        report: ReportFormat::Json,
+        report_file: Some(report_path.clone()),
+        ..job.options.clone()
+    };
+    let mut cmd = clang_command(job, &clang.path, &cuda.path);
+    match job.kind {
+        Output::Object => {
+            cmd.arg("-c");
+        }
+        Output::Ptx => {
+            cmd.args(["--cuda-device-only", "-S"]);
+        }
+        Output::LlvmText => {
+            cmd.args(["--cuda-device-only", "-S", "-emit-llvm"]);
+        }
+        Output::LlvmBitcode => {
+            cmd.args(["--cuda-device-only", "-c", "-emit-llvm"]);
+        }
+    }
+    if job.kind != Output::Object && wants_report(job) && !job.debug {
+        cmd.arg("-gline-tables-only");
+        opts.strip_debug = true;
+    }
+    if !job
+        .clang_flags
+        .iter()
+        .any(|f| f == "-fno-discard-value-names")
+    {
+        cmd.arg("-fno-discard-value-names");
+        opts.discard_names = true;
+    }
+    cmd.arg(format!("-fpass-plugin={}", plugin.display()));
+    cmd.env(ENV_OPTIONS, opts.to_params());
+    cmd.arg("-o").arg(&job.output).arg(&job.input);
+    if !toolchain::run(&mut cmd, job.verbose)? {
+        bail!(
+            "clang could not compile {} (its errors are above); fix the source and retry",
+            job.input.display()
+        );
+    }
+    if job.kind == Output::Ptx && job.verify_ptx {
+        verify_ptx(&cuda.path, &job.output, &arch_name(job), job.verbose)?;
+    }
+    if wants_report(job) {
+        let text = std::fs::read_to_string(&report_path).context("the plugin wrote no report")?;
+        let report: Report =
+            serde_json::from_str(&text).context("the plugin's report is not valid JSON")?;
+        write_report(&report, job.report, job.report_file.as_deref())
+            .map_err(|e| anyhow!("{e}"))?;
+    }
+    Ok(())
+}

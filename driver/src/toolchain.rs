@@ -1,0 +1,173 @@
+//! Finding the tools: clang 19, a CUDA root (headers, libdevice, ptxas), and
+//! the plugin library that sits beside this binary.
+//!
+//! Order for each: an explicit flag, then an environment variable, then a
+//! real install, then the project's own (the `.cuda/` root that
+//! `scripts/setup` builds from NVIDIA's PyPI wheels).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Result};
+
+/// A located tool and how it was found (shown with `-v`).
+#[derive(Clone, Debug)]
+pub struct Found {
+    pub path: PathBuf,
+    pub how: String,
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+pub fn clang(flag: Option<&Path>) -> Result<Found> {
+    if let Some(p) = flag {
+        if !p.is_file() {
+            bail!(
+                "--clang={} does not exist; point it at a clang++ 19 binary",
+                p.display()
+            );
+        }
+        return Ok(Found {
+            path: p.into(),
+            how: "--clang".into(),
+        });
+    }
+    if let Some(p) = std::env::var_os("GPUCC_CACHE_CLANG") {
+        let p = PathBuf::from(p);
+        if !p.is_file() {
+            bail!(
+                "GPUCC_CACHE_CLANG={} does not exist; point it at a clang++ 19 binary",
+                p.display()
+            );
+        }
+        return Ok(Found {
+            path: p,
+            how: "GPUCC_CACHE_CLANG".into(),
+        });
+    }
+    if let Some(p) = on_path("clang++-19") {
+        return Ok(Found {
+            path: p,
+            how: "clang++-19 on PATH".into(),
+        });
+    }
+    let debian = PathBuf::from("/usr/lib/llvm-19/bin/clang++");
+    if debian.is_file() {
+        return Ok(Found {
+            path: debian,
+            how: "/usr/lib/llvm-19".into(),
+        });
+    }
+    bail!("clang 19 not found; run scripts/setup (installs clang-19) or pass --clang=PATH")
+}
+
+/// A CUDA root clang accepts with `--cuda-path`: it has `include/cuda.h` and libdevice.
+fn is_cuda_root(p: &Path) -> bool {
+    p.join("include/cuda.h").is_file() && p.join("nvvm/libdevice").is_dir()
+}
+
+/// The project's `.cuda/`: searched upwards from the executable, then from
+/// the source tree this binary was built from.
+fn project_cuda_root() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let from_exe = exe
+        .ancestors()
+        .map(|a| a.join(".cuda"))
+        .find(|p| is_cuda_root(p));
+    from_exe.or_else(|| {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()?
+            .join(".cuda");
+        is_cuda_root(&src).then_some(src)
+    })
+}
+
+pub fn cuda(flag: Option<&Path>) -> Result<Found> {
+    if let Some(p) = flag {
+        if !is_cuda_root(p) {
+            bail!(
+                "--cuda-path={} is not a CUDA root (no include/cuda.h or nvvm/libdevice)",
+                p.display()
+            );
+        }
+        return Ok(Found {
+            path: p.into(),
+            how: "--cuda-path".into(),
+        });
+    }
+    for var in ["GPUCC_CACHE_CUDA_PATH", "CUDA_PATH"] {
+        if let Some(p) = std::env::var_os(var) {
+            let p = PathBuf::from(p);
+            if !is_cuda_root(&p) {
+                bail!("{var}={} is not a CUDA root (no include/cuda.h or nvvm/libdevice); fix or unset it", p.display());
+            }
+            return Ok(Found {
+                path: p,
+                how: var.into(),
+            });
+        }
+    }
+    let system = PathBuf::from("/usr/local/cuda");
+    if is_cuda_root(&system) {
+        return Ok(Found {
+            path: system,
+            how: "/usr/local/cuda".into(),
+        });
+    }
+    if let Some(p) = project_cuda_root() {
+        return Ok(Found {
+            path: p,
+            how: "the project's CUDA root (scripts/setup)".into(),
+        });
+    }
+    bail!("no CUDA headers found; run scripts/setup (builds .cuda/ from PyPI wheels), or set CUDA_PATH or --cuda-path")
+}
+
+/// ptxas inside a CUDA root, else on PATH.
+pub fn ptxas(cuda: &Path) -> Result<PathBuf> {
+    let p = cuda.join("bin/ptxas");
+    if p.is_file() {
+        return Ok(p);
+    }
+    on_path("ptxas").ok_or_else(|| {
+        anyhow::anyhow!(
+            "--verify-ptx needs ptxas, not found in {}/bin or on PATH; run scripts/setup",
+            cuda.display()
+        )
+    })
+}
+
+/// A full toolkit can build objects with embedded device code (`-c`).
+pub fn is_full_toolkit(cuda: &Path) -> bool {
+    cuda.join("bin/fatbinary").is_file() && cuda.join("bin/ptxas").is_file()
+}
+
+/// The plugin library built beside this binary.
+pub fn plugin() -> Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    let p = dir.join("libgpucc_cache_pass.so");
+    if p.is_file() {
+        return Ok(p);
+    }
+    bail!(
+        "plugin {} not found; build it with cargo build --workspace",
+        p.display()
+    )
+}
+
+/// Runs a command, returning whether it succeeded; its output goes to ours.
+pub fn run(cmd: &mut Command, verbose: bool) -> Result<bool> {
+    if verbose {
+        eprintln!("gpucc-cache: running {cmd:?}");
+    }
+    match cmd.status() {
+        Ok(s) => Ok(s.success()),
+        Err(e) => bail!("cannot run {}: {e}", cmd.get_program().to_string_lossy()),
+    }
+}
