@@ -1,0 +1,109 @@
+//! Shared helpers for the integration tests: where the built driver, the
+//! plugin, the CUDA root and the LLVM tools are, and small wrappers to run
+//! them. `scripts/test` builds the workspace before `cargo test`, so the
+//! driver binary and the plugin library exist when these run.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use gpucc_cache_pass::{options::Options, run_on, Mode};
+use inkwell::context::Context;
+use inkwell::memory_buffer::MemoryBuffer;
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn testdata(rel: &str) -> PathBuf {
+    root().join("testdata").join(rel)
+}
+
+fn built(name: &str) -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"));
+    let p = target.join("debug").join(name);
+    assert!(p.is_file(), "{} is missing: run scripts/test (it builds the workspace first)", p.display());
+    p
+}
+
+pub fn driver() -> PathBuf {
+    built("gpucc-cache")
+}
+
+pub fn plugin() -> PathBuf {
+    built("libgpucc_cache_pass.so")
+}
+
+pub fn cuda_root() -> PathBuf {
+    let p = root().join(".cuda");
+    assert!(p.join("bin/ptxas").is_file(), "{} has no ptxas: run scripts/setup", p.display());
+    p
+}
+
+pub fn ptxas() -> PathBuf {
+    cuda_root().join("bin/ptxas")
+}
+
+pub fn run(cmd: &mut Command) -> Output {
+    cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
+}
+
+pub fn text(out: &Output) -> (String, String) {
+    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Assembles PTX with ptxas for `arch`; panics with ptxas' errors if it fails.
+pub fn assert_ptxas_accepts(ptx: &Path, arch: &str) {
+    let out = run(Command::new(ptxas()).arg(format!("-arch={arch}")).arg(ptx).arg("-o").arg("/dev/null"));
+    assert!(out.status.success(), "ptxas -arch={arch} rejected {}:\n{}", ptx.display(), text(&out).1);
+}
+
+/// Global-load instructions in PTX text, one string per instruction
+/// (`ld.global.L1::no_allocate.f32`, `ld.global.f32`, ...).
+pub fn global_loads(ptx: &str) -> Vec<String> {
+    ptx.lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("ld.global"))
+        .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
+        .collect()
+}
+
+/// Runs a pass mode in process on a `.ll` file and returns the resulting IR text.
+pub fn transform_ll(path: &Path, mode: Mode, params: &str) -> String {
+    let context = Context::create();
+    let buf = MemoryBuffer::create_from_file(path).expect("readable test input");
+    let module = context.create_module_from_ir(buf).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let opts = Options::parse(params).expect("valid test parameters");
+    run_on(&module, mode, &opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    module.verify().unwrap_or_else(|e| panic!("{}: pass output does not verify: {e}", path.display()));
+    module.print_to_string().to_string()
+}
+
+/// The report of an in-process analysis of a `.ll` file.
+pub fn analyze_ll(path: &Path, params: &str) -> gpucc_cache_pass::Report {
+    let context = Context::create();
+    let buf = MemoryBuffer::create_from_file(path).expect("readable test input");
+    let module = context.create_module_from_ir(buf).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let opts = Options::parse(params).expect("valid test parameters");
+    run_on(&module, Mode::Print, &Options { report: gpucc_cache_pass::ReportFormat::None, ..opts })
+        .expect("analysis runs")
+        .report
+        .expect("print mode returns a report")
+}
+
+/// Runs the driver with `args`; returns (success, stdout, stderr).
+pub fn gpucc(args: &[&str]) -> (bool, String, String) {
+    let out = run(Command::new(driver()).args(args));
+    let (o, e) = text(&out);
+    (out.status.success(), o, e)
+}
+
+/// Drops lines that name paths of this machine from IR text, so snapshots
+/// are the same everywhere.
+pub fn stable_ir(ir: &str) -> String {
+    ir.lines()
+        .filter(|l| !l.starts_with("; ModuleID") && !l.starts_with("source_filename"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
