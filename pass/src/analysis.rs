@@ -62,13 +62,24 @@ pub fn resolve_arch(module: Module, opts: &Options, warnings: &mut Vec<String>) 
     }
 }
 
-/// Operator spelling recorded for a decision on `arch`.
-pub fn operator_for(decision: Decision, arch: Arch) -> String {
+/// The PTX ISA version the module's functions ask for (`+ptx85` → 85).
+pub fn ptx_version(module: Module) -> Option<u32> {
+    module.functions().into_iter().find_map(|f| {
+        let features = f.string_attribute("target-features")?;
+        features
+            .split(',')
+            .filter_map(|x| x.strip_prefix("+ptx")?.parse().ok())
+            .max()
+    })
+}
+
+/// Operator spelling recorded for a decision on `arch` at PTX ISA `ptx`.
+pub fn operator_for(decision: Decision, arch: Arch, ptx: Option<u32>) -> String {
     match decision {
         Decision::Cache => arch
             .cache_operator()
             .map_or("ld.global".into(), |op| format!("ld.global.{op}")),
-        Decision::Bypass => format!("ld.global.{}", arch.bypass_operator()),
+        Decision::Bypass => format!("ld.global.{}", arch.bypass_operator(ptx)),
         Decision::Default => "ld.global".into(),
     }
 }
@@ -156,6 +167,14 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
     let l1_bytes = opts
         .l1_bytes
         .unwrap_or_else(|| arch.default_l1_bytes(model));
+    let ptx = ptx_version(module);
+    if arch.is_sectored() && arch.bypass_operator(ptx) == "cg" {
+        warnings.push(format!(
+            "the module targets PTX ISA {}.{}, below the 7.4 that .L1::no_allocate needs; bypassing with .cg (a strong load)",
+            ptx.unwrap_or(0) / 10,
+            ptx.unwrap_or(0) % 10
+        ));
+    }
     let layout = module.data_layout();
     let kernels = find(module);
     let kernel_fns: Vec<Value> = kernels.iter().map(|k| k.function).collect();
@@ -334,7 +353,7 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
                 traffic_on_bytes: traffic.on_bytes,
                 traffic_off_bytes: traffic.off_bytes,
                 decision: verdict.decision.name().into(),
-                operator: operator_for(verdict.decision, arch),
+                operator: operator_for(verdict.decision, arch, ptx),
                 reason: verdict.reason,
                 lowered: false,
                 notes,

@@ -151,9 +151,11 @@ impl Arch {
         }
     }
 
-    /// Operator spelling for a load that skips L1.
-    pub fn bypass_operator(self) -> &'static str {
-        if self.is_sectored() {
+    /// Operator spelling for a load that skips L1, for a module at PTX ISA
+    /// version `ptx` (e.g. 85 for 8.5; `None`: unknown, assume current).
+    /// `.L1::no_allocate` needs PTX ISA 7.4.
+    pub fn bypass_operator(self, ptx: Option<u32>) -> &'static str {
+        if self.is_sectored() && ptx.is_none_or(|v| v >= 74) {
             "L1::no_allocate"
         } else {
             "cg"
@@ -191,9 +193,10 @@ mod tests {
         let maxwell = Arch::parse("sm_52").unwrap();
         let hopper = Arch::parse("sm_90").unwrap();
         assert_eq!(maxwell.cache_operator(), Some("ca"));
-        assert_eq!(maxwell.bypass_operator(), "cg");
+        assert_eq!(maxwell.bypass_operator(None), "cg");
         assert_eq!(hopper.cache_operator(), None);
-        assert_eq!(hopper.bypass_operator(), "L1::no_allocate");
+        assert_eq!(hopper.bypass_operator(Some(85)), "L1::no_allocate");
+        assert_eq!(hopper.bypass_operator(Some(73)), "cg");
         assert_eq!(hopper.default_model(), Model::Sectored);
         assert_eq!(maxwell.default_model(), Model::Fermi);
         assert_eq!(hopper.default_l1_bytes(Model::Sectored), 28 * 1024);

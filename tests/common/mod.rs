@@ -21,9 +21,15 @@ pub fn testdata(rel: &str) -> PathBuf {
 }
 
 fn built(name: &str) -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"));
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"));
     let p = target.join("debug").join(name);
-    assert!(p.is_file(), "{} is missing: run scripts/test (it builds the workspace first)", p.display());
+    assert!(
+        p.is_file(),
+        "{} is missing: run scripts/test (it builds the workspace first)",
+        p.display()
+    );
     p
 }
 
@@ -37,7 +43,11 @@ pub fn plugin() -> PathBuf {
 
 pub fn cuda_root() -> PathBuf {
     let p = root().join(".cuda");
-    assert!(p.join("bin/ptxas").is_file(), "{} has no ptxas: run scripts/setup", p.display());
+    assert!(
+        p.join("bin/ptxas").is_file(),
+        "{} has no ptxas: run scripts/setup",
+        p.display()
+    );
     p
 }
 
@@ -46,17 +56,30 @@ pub fn ptxas() -> PathBuf {
 }
 
 pub fn run(cmd: &mut Command) -> Output {
-    cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
+    cmd.output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
 }
 
 pub fn text(out: &Output) -> (String, String) {
-    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// Assembles PTX with ptxas for `arch`; panics with ptxas' errors if it fails.
 pub fn assert_ptxas_accepts(ptx: &Path, arch: &str) {
-    let out = run(Command::new(ptxas()).arg(format!("-arch={arch}")).arg(ptx).arg("-o").arg("/dev/null"));
-    assert!(out.status.success(), "ptxas -arch={arch} rejected {}:\n{}", ptx.display(), text(&out).1);
+    let out = run(Command::new(ptxas())
+        .arg(format!("-arch={arch}"))
+        .arg(ptx)
+        .arg("-o")
+        .arg("/dev/null"));
+    assert!(
+        out.status.success(),
+        "ptxas -arch={arch} rejected {}:\n{}",
+        ptx.display(),
+        text(&out).1
+    );
 }
 
 /// Global-load instructions in PTX text, one string per instruction
@@ -73,10 +96,14 @@ pub fn global_loads(ptx: &str) -> Vec<String> {
 pub fn transform_ll(path: &Path, mode: Mode, params: &str) -> String {
     let context = Context::create();
     let buf = MemoryBuffer::create_from_file(path).expect("readable test input");
-    let module = context.create_module_from_ir(buf).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let module = context
+        .create_module_from_ir(buf)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let opts = Options::parse(params).expect("valid test parameters");
     run_on(&module, mode, &opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    module.verify().unwrap_or_else(|e| panic!("{}: pass output does not verify: {e}", path.display()));
+    module
+        .verify()
+        .unwrap_or_else(|e| panic!("{}: pass output does not verify: {e}", path.display()));
     module.print_to_string().to_string()
 }
 
@@ -84,12 +111,21 @@ pub fn transform_ll(path: &Path, mode: Mode, params: &str) -> String {
 pub fn analyze_ll(path: &Path, params: &str) -> gpucc_cache_pass::Report {
     let context = Context::create();
     let buf = MemoryBuffer::create_from_file(path).expect("readable test input");
-    let module = context.create_module_from_ir(buf).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let module = context
+        .create_module_from_ir(buf)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let opts = Options::parse(params).expect("valid test parameters");
-    run_on(&module, Mode::Print, &Options { report: gpucc_cache_pass::ReportFormat::None, ..opts })
-        .expect("analysis runs")
-        .report
-        .expect("print mode returns a report")
+    run_on(
+        &module,
+        Mode::Print,
+        &Options {
+            report: gpucc_cache_pass::ReportFormat::None,
+            ..opts
+        },
+    )
+    .expect("analysis runs")
+    .report
+    .expect("print mode returns a report")
 }
 
 /// Runs the driver with `args`; returns (success, stdout, stderr).
