@@ -34,7 +34,7 @@ fn wrap(v: i128, bits: u32) -> i64 {
         return v as i64;
     }
     let shift = 64 - bits;
-    (((v as i64) << shift) >> shift) as i64
+    ((v as i64) << shift) >> shift
 }
 
 fn unsigned(v: i64, bits: u32) -> u64 {
@@ -333,7 +333,7 @@ pub fn block_accesses(address: &E, guards: &[Guard], block: Dim3, env: &mut Env)
         env.tid = t;
         let runs = guards
             .iter()
-            .all(|g| eval_cond(&g.cond, env).map_or(true, |v| v == g.expect));
+            .all(|g| eval_cond(&g.cond, env).is_none_or(|v| v == g.expect));
         out.push(if !runs {
             Access::Inactive
         } else {

@@ -7,7 +7,8 @@
 //! and vectors as `.v2`/`.v4` (or, for other vectors of 16 to 128 bits, the
 //! same bits read as `.b16`/`.b32`/`.b64`/`.v2.b64`... words and bitcast
 //! back). A load that is under-aligned for its PTX form, or of a type PTX
-//! cannot load in one instruction, stays a plain load and is reported.
+//! cannot load in one instruction, stays a plain load, is reported, and
+//! carries `!gpucc.cache.unlowered` with the reason.
 //!
 //! The inline asm carries side effects so that no later LLVM pass moves it
 //! across a store; ptxas schedules the final code anyway. The address is cast
@@ -18,6 +19,9 @@ use std::collections::HashMap;
 use llvm_sys::LLVMTypeKind;
 
 use crate::annotate::LOAD_KIND;
+
+/// Metadata on a decided load the lowering had to leave plain, with the reason.
+pub const UNLOWERED_KIND: &str = "gpucc.cache.unlowered";
 use crate::ir::{replace_instruction, take_name, Builder, DataLayout, Module, Opcode, Type, Value};
 
 /// One PTX register class: type suffix, inline-asm constraint, register width.
@@ -290,7 +294,15 @@ pub fn lower(module: Module) -> Outcomes {
             let Some(op) = recorded_operator(load, kind) else {
                 continue;
             };
-            out.insert(load, lower_one(module, &layout, load, &op, kind));
+            let result = lower_one(module, &layout, load, &op, kind);
+            if let Err(why) = &result {
+                // Say so in the IR too: the operator in `!gpucc.cache` is not what runs.
+                load.set_metadata(
+                    module.md_kind(UNLOWERED_KIND),
+                    module.md_node(&[module.md_string(why)]),
+                );
+            }
+            out.insert(load, result);
         }
     }
     out

@@ -1,0 +1,20 @@
+; A generic (addrspace 0) pointer derived by GEP from a kernel pointer parameter is global memory: it is decided and lowered through an addrspacecast to addrspace(1).
+target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
+target triple = "nvptx64-nvidia-cuda"
+
+define void @k(ptr %in, ptr %out) #0 {
+  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %i = zext i32 %t to i64
+  %a = getelementptr inbounds float, ptr %in, i64 %i
+  %v = load float, ptr %a, align 4
+  %o = getelementptr inbounds float, ptr %out, i64 %i
+  store float %v, ptr %o, align 4
+  ret void
+}
+
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+
+attributes #0 = { "target-cpu"="sm_90" "target-features"="+ptx85" }
+
+!nvvm.annotations = !{!0}
+!0 = !{ptr @k, !"kernel", i32 1}
