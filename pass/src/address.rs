@@ -250,7 +250,7 @@ impl Expr {
         found
     }
 
-    fn visit(&self, f: &mut dyn FnMut(&Expr)) {
+    pub fn visit(&self, f: &mut dyn FnMut(&Expr)) {
         f(self);
         match self {
             Expr::Bin { lhs, rhs, .. } => {

@@ -152,6 +152,12 @@ fn argument_values(function: Value, opts: &Options) -> HashMap<u32, i64> {
     out
 }
 
+fn reads_grid(e: &Expr) -> bool {
+    let mut found = false;
+    e.visit(&mut |x| found |= matches!(x, Expr::Sreg(Sreg::Nctaid(_))));
+    found
+}
+
 fn arg_label(index: u32, name: &str) -> String {
     if name.is_empty() {
         format!("{index}")
@@ -308,6 +314,11 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
                 ));
             } else if let Some(why) = address.unknown_reason() {
                 notes.push(format!("address unknown: {why}"));
+            } else if !traffic.analyzable && opts.grid.is_none() && reads_grid(&address) {
+                notes.push(
+                    "address reads gridDim; give --grid-dim (pass parameter grid=) to analyze it"
+                        .into(),
+                );
             }
             let guard_text: Vec<String> = guards
                 .iter()

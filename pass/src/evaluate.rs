@@ -158,7 +158,13 @@ pub fn eval(e: &Expr, env: &Env) -> Option<i64> {
         Expr::Sreg(s) => env.sreg(*s),
         Expr::Arg { index, .. } => env.args.get(index).copied(),
         Expr::Base(b) => Some(b.address()),
-        Expr::Bin { op, lhs, rhs, bits } => apply_bin(*op, eval(lhs, env)?, eval(rhs, env)?, *bits),
+        Expr::Bin { op, lhs, rhs, bits } => match (eval(lhs, env), eval(rhs, env)) {
+            (Some(a), Some(b)) => apply_bin(*op, a, b, *bits),
+            // Zero times anything is zero: `k * gridDim.x * stride` at k = 0
+            // needs no grid.
+            (Some(0), None) | (None, Some(0)) if matches!(op, BinOp::Mul | BinOp::And) => Some(0),
+            _ => None,
+        },
         Expr::Cast {
             op,
             value,
@@ -379,6 +385,27 @@ mod tests {
         assert_eq!(apply_cast(CastOp::SExt, 0xffff_ffff, 32, 64), -1);
         assert!(compare(IntPredicate::LLVMIntULT, 3, -1, 32));
         assert!(!compare(IntPredicate::LLVMIntSLT, 3, -1, 32));
+    }
+
+    #[test]
+    fn zero_absorbs_unknown() {
+        let unknown = Rc::new(Expr::Unknown(crate::address::Why::Memory));
+        let zero = Rc::new(Expr::Const(0));
+        let env = Env::new(Dim3 { x: 32, y: 1, z: 1 }, None, HashMap::new());
+        let mul = Expr::Bin {
+            op: BinOp::Mul,
+            lhs: unknown.clone(),
+            rhs: zero,
+            bits: 32,
+        };
+        assert_eq!(eval(&mul, &env), Some(0));
+        let add = Expr::Bin {
+            op: BinOp::Add,
+            lhs: unknown,
+            rhs: Rc::new(Expr::Const(0)),
+            bits: 32,
+        };
+        assert_eq!(eval(&add, &env), None);
     }
 
     #[test]

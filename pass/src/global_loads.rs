@@ -59,9 +59,31 @@ pub fn classify(load: Value, kernels: &[Value]) -> Result<(), Skip> {
     match space {
         GLOBAL => Ok(()),
         0 if points_to_global(ptr, kernels, &mut HashSet::new()) => Ok(()),
-        0 => Err(Skip::NotProvablyGlobal),
+        0 => Err(match origin_space(ptr) {
+            Some(s) if s != GLOBAL => Skip::Space(space_name(s)),
+            _ => Skip::NotProvablyGlobal,
+        }),
         other => Err(Skip::Space(space_name(other))),
     }
+}
+
+/// The address space a generic pointer was cast from, looking through GEPs
+/// and casts (`addrspacecast (ptr addrspace(3) @tile to ptr)`); allocas are local.
+fn origin_space(mut v: Value) -> Option<u32> {
+    for _ in 0..64 {
+        let space = v.ty().address_space();
+        if space != 0 {
+            return Some(space);
+        }
+        match v.opcode() {
+            Some(Opcode::LLVMAlloca) => return Some(5),
+            Some(Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast) => {
+                v = v.operand(0)
+            }
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// Every origin of a generic pointer is global memory.
