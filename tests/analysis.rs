@@ -920,3 +920,31 @@ fn text_report_block2d() {
     assert!(!text.contains(input.to_str().unwrap()));
     insta::assert_snapshot!("analysis_block2d_fermi_conservative_text", text);
 }
+
+// ---------------------------------------------------------------------------
+// --sample-blocks: the mean over blocks spread over the grid.
+
+#[test]
+fn sampled_blocks_average_a_partial_grid() {
+    // guard.cu, 256-thread blocks, grid of 4, n = 640, all 4 blocks sampled.
+    let extra = [
+        "--block-dim=256",
+        "--grid-dim=4",
+        "--kernel-arg=n=640",
+        "--sample-blocks=4",
+    ];
+    let run = run_driver("guard.cu", Model::Sectored, "conservative", &extra);
+    let entry = unit(&run, "guard");
+    assert_eq!(entry["sampled_blocks"], 4, "{entry:#}");
+    let l = &entry["loads"][0];
+    // Block 0: i = 0..255 all run, 1024 contiguous bytes = 32 sectors: 1024 on;
+    //   8 warps x 4 segments x 32 = 1024 off. Block 1: i = 256..511 < 640, the same.
+    // Block 2: i = 512..767, only 512..639 run: 512 bytes = 16 sectors = 512 on;
+    //   warps 0..3 x 4 segments x 32 = 512 off. Block 3: i >= 768, nobody runs: 0, 0.
+    // Mean: on (1024 + 1024 + 512 + 0) / 4 = 640; off the same: rule 1, bypass.
+    // Threads: (256 + 256 + 128 + 0) / 4 = 160.
+    assert_eq!(l["traffic_on_bytes"], 640, "{l:#}");
+    assert_eq!(l["traffic_off_bytes"], 640, "{l:#}");
+    assert_eq!(l["active_threads"], 160, "{l:#}");
+    assert_eq!(l["decision"], "bypass", "{l:#}");
+}
