@@ -277,15 +277,7 @@ impl Expr {
 
     /// Integer kernel arguments the expression reads, as (index, name).
     pub fn args(&self) -> Vec<(u32, String)> {
-        let mut out: Vec<(u32, String)> = Vec::new();
-        self.visit(&mut |e| {
-            if let Expr::Arg { index, name } = e {
-                if !out.iter().any(|(i, _)| i == index) {
-                    out.push((*index, name.clone()));
-                }
-            }
-        });
-        out
+        args_of(|f| self.visit(f))
     }
 }
 
@@ -315,16 +307,21 @@ impl Cond {
     }
 
     pub fn args(&self) -> Vec<(u32, String)> {
-        let mut out: Vec<(u32, String)> = Vec::new();
-        self.visit(&mut |e| {
-            if let Expr::Arg { index, name } = e {
-                if !out.iter().any(|(i, _)| i == index) {
-                    out.push((*index, name.clone()));
-                }
-            }
-        });
-        out
+        args_of(|f| self.visit(f))
     }
+}
+
+/// The distinct integer kernel arguments met by a walk, as (index, name).
+fn args_of(walk: impl FnOnce(&mut dyn FnMut(&Expr))) -> Vec<(u32, String)> {
+    let mut out: Vec<(u32, String)> = Vec::new();
+    walk(&mut |e| {
+        if let Expr::Arg { index, name } = e {
+            if !out.iter().any(|(i, _)| i == index) {
+                out.push((*index, name.clone()));
+            }
+        }
+    });
+    out
 }
 
 fn konst(v: i64) -> E {

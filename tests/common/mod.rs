@@ -107,27 +107,6 @@ pub fn transform_ll(path: &Path, mode: Mode, params: &str) -> String {
     module.print_to_string().to_string()
 }
 
-/// The report of an in-process analysis of a `.ll` file.
-pub fn analyze_ll(path: &Path, params: &str) -> gpucc_cache_pass::Report {
-    let context = Context::create();
-    let buf = MemoryBuffer::create_from_file(path).expect("readable test input");
-    let module = context
-        .create_module_from_ir(buf)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let opts = Options::parse(params).expect("valid test parameters");
-    run_on(
-        &module,
-        Mode::Print,
-        &Options {
-            report: gpucc_cache_pass::ReportFormat::None,
-            ..opts
-        },
-    )
-    .expect("analysis runs")
-    .report
-    .expect("print mode returns a report")
-}
-
 /// Runs the driver with `args`; returns (success, stdout, stderr).
 pub fn gpucc(args: &[&str]) -> (bool, String, String) {
     let out = run(Command::new(driver()).args(args));
