@@ -11,7 +11,12 @@ use std::process::Command;
 use common::*;
 
 const ARCHS: &[&str] = &["sm_52", "sm_70", "sm_80", "sm_90"];
-const KERNELS: &[&str] = &["cu/sample.cu", "cu/shapes.cu", "cu/with_headers.cu"];
+const KERNELS: &[&str] = &[
+    "cu/sample.cu",
+    "cu/shapes.cu",
+    "cu/with_headers.cu",
+    "cu/restrict.cu",
+];
 
 fn sm(arch: &str) -> u32 {
     arch.trim_start_matches("sm_").parse().unwrap()
@@ -24,7 +29,11 @@ fn assert_policy(ptx: &str, arch: &str, policy: &str, what: &str) {
     let volta = sm(arch) >= 70;
     for l in &loads {
         let ok = match (policy, volta) {
-            ("cache-none", true) => l.starts_with("ld.global.L1::no_allocate."),
+            // Read-only (`const __restrict__`) data keeps the non-coherent path.
+            ("cache-none", true) => {
+                l.starts_with("ld.global.L1::no_allocate.")
+                    || l.starts_with("ld.global.nc.L1::no_allocate.")
+            }
             ("cache-none", false) => l.starts_with("ld.global.cg."),
             ("cache-all", true) => {
                 !l.contains("no_allocate") && !l.contains(".cg.") && !l.contains(".ca.")
@@ -378,6 +387,34 @@ fn opt_load_pass_plugin_then_llc_every_arch() {
             }
         }
     }
+}
+
+/// Loads the backend reads through the non-coherent path keep it when they bypass.
+#[test]
+fn read_only_loads_keep_nc() {
+    let (off, _) = driver_ptx(
+        "cu/restrict.cu",
+        "sm_90",
+        &["--cache-policy=off", "--cache-report=none"],
+    );
+    let (none, _) = driver_ptx(
+        "cu/restrict.cu",
+        "sm_90",
+        &["--cache-policy=cache-none", "--cache-report=none"],
+    );
+    let nc = global_loads(&off)
+        .iter()
+        .filter(|l| l.starts_with("ld.global.nc."))
+        .count();
+    assert!(
+        nc >= 2,
+        "clang reads __restrict__ data with ld.global.nc:\n{off}"
+    );
+    let kept = global_loads(&none)
+        .iter()
+        .filter(|l| l.starts_with("ld.global.nc.L1::no_allocate."))
+        .count();
+    assert_eq!(kept, nc, "{none}");
 }
 
 #[test]

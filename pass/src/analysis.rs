@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use crate::address::{render, render_cond, Context, Expr, Folder, Known, Sreg};
 use crate::evaluate::{block_accesses, sample_blocks, Dominators, Env};
 use crate::generation::Arch;
-use crate::global_loads::classify;
+use crate::global_loads::{classify, is_read_only};
 use crate::ir::{Module, Opcode, Value};
 use crate::kernels::{demangle, find, BlockSource, Kernel};
 use crate::options::{ArgRef, Dim3, Options};
@@ -74,12 +74,21 @@ pub fn ptx_version(module: Module) -> Option<u32> {
 }
 
 /// Operator spelling recorded for a decision on `arch` at PTX ISA `ptx`.
-pub fn operator_for(decision: Decision, arch: Arch, ptx: Option<u32>) -> String {
+/// A read-only load that bypasses on sm_70+ keeps the non-coherent path the
+/// backend would have given it (`ld.global.nc.L1::no_allocate`).
+pub fn operator_for(decision: Decision, arch: Arch, ptx: Option<u32>, read_only: bool) -> String {
     match decision {
         Decision::Cache => arch
             .cache_operator()
             .map_or("ld.global".into(), |op| format!("ld.global.{op}")),
-        Decision::Bypass => format!("ld.global.{}", arch.bypass_operator(ptx)),
+        Decision::Bypass => {
+            let op = arch.bypass_operator(ptx);
+            if read_only && op == "L1::no_allocate" {
+                format!("ld.global.nc.{op}")
+            } else {
+                format!("ld.global.{op}")
+            }
+        }
         Decision::Default => "ld.global".into(),
     }
 }
@@ -184,6 +193,7 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
     let layout = module.data_layout();
     let kernels = find(module);
     let kernel_fns: Vec<Value> = kernels.iter().map(|k| k.function).collect();
+    let invariant_kind = module.md_kind("invariant.load");
     let globals: HashMap<Value, u32> = module.globals().into_iter().zip(0..).collect();
     let mut report = Report {
         arch: arch.to_string(),
@@ -364,7 +374,12 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
                 traffic_on_bytes: traffic.on_bytes,
                 traffic_off_bytes: traffic.off_bytes,
                 decision: verdict.decision.name().into(),
-                operator: operator_for(verdict.decision, arch, ptx),
+                operator: operator_for(
+                    verdict.decision,
+                    arch,
+                    ptx,
+                    is_read_only(load, &kernel_fns, invariant_kind),
+                ),
                 reason: verdict.reason,
                 lowered: false,
                 notes,

@@ -86,6 +86,43 @@ fn origin_space(mut v: Value) -> Option<u32> {
     None
 }
 
+/// Whether the NVPTX backend reads this load through the non-coherent path
+/// (`ld.global.nc`): an `!invariant.load`, or every origin a `noalias
+/// readonly` kernel parameter (`const T *__restrict__`) or a constant global
+/// (LLVM 19, NVPTXISelDAGToDAG `canLowerToLDG`). A lowered load keeps `.nc`.
+pub fn is_read_only(load: Value, kernels: &[Value], invariant_kind: u32) -> bool {
+    load.metadata(invariant_kind).is_some()
+        || read_only_origin(load.operand(0), kernels, &mut HashSet::new())
+}
+
+fn read_only_origin(v: Value, kernels: &[Value], seen: &mut HashSet<Value>) -> bool {
+    if !seen.insert(v) {
+        return true;
+    }
+    if v.is_argument() {
+        return kernels.contains(&v.arg_function())
+            && v.arg_has_attribute("noalias")
+            && (v.arg_has_attribute("readonly") || v.arg_has_attribute("readnone"));
+    }
+    if v.is_global_variable() {
+        return v.is_global_constant();
+    }
+    match v.opcode() {
+        Some(Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast) => {
+            read_only_origin(v.operand(0), kernels, seen)
+        }
+        Some(Opcode::LLVMSelect) => {
+            read_only_origin(v.operand(1), kernels, seen)
+                && read_only_origin(v.operand(2), kernels, seen)
+        }
+        Some(Opcode::LLVMPHI) => v
+            .incoming()
+            .into_iter()
+            .all(|(x, _)| read_only_origin(x, kernels, seen)),
+        _ => false,
+    }
+}
+
 /// Every origin of a generic pointer is global memory.
 fn points_to_global(v: Value, kernels: &[Value], seen: &mut HashSet<Value>) -> bool {
     if !seen.insert(v) {

@@ -505,6 +505,22 @@ impl Value {
         unsafe { Value(LLVMGetParamParent(self.0)) }
     }
 
+    /// Whether a function argument carries an enum attribute such as
+    /// `noalias` or `readonly`.
+    pub fn arg_has_attribute(self, name: &str) -> bool {
+        // SAFETY: only called on arguments; attribute index is the parameter's index + 1.
+        unsafe {
+            let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            let f = LLVMGetParamParent(self.0);
+            !LLVMGetEnumAttributeAtIndex(f, self.arg_index() + 1, kind).is_null()
+        }
+    }
+
+    pub fn is_global_constant(self) -> bool {
+        // SAFETY: only called on global variables.
+        unsafe { LLVMIsGlobalConstant(self.0) != 0 }
+    }
+
     pub fn is_declaration(self) -> bool {
         // SAFETY: only called on globals.
         unsafe { LLVMIsDeclaration(self.0) != 0 }
