@@ -292,7 +292,11 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
         arch,
         opt_level,
         debug,
-        options: Options { arch, ..options },
+        options: Options {
+            arch,
+            rdc: clang.iter().any(|f| f == "-fgpu-rdc" || f == "-rdc=true"),
+            ..options
+        },
         report,
         report_file: own.cache_report_file,
         verify_ptx: own.verify_ptx,

@@ -43,10 +43,33 @@ fn is_ir(input: &Path) -> bool {
 }
 
 pub fn run(job: &Job) -> Result<()> {
+    if job.input.is_dir() {
+        bail!(
+            "input '{}' is a directory; give a .cu, .ll or .bc file",
+            job.input.display()
+        );
+    }
     if !job.input.is_file() {
         bail!(
             "input file '{}' not found; check the path",
             job.input.display()
+        );
+    }
+    if job.output.is_dir() {
+        bail!(
+            "output '{}' is a directory; give a file name with -o",
+            job.output.display()
+        );
+    }
+    let parent = job
+        .output
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !parent.is_dir() {
+        bail!(
+            "output directory '{}' does not exist; create it or change -o",
+            parent.display()
         );
     }
     if is_ir(&job.input) {
@@ -154,6 +177,14 @@ fn in_process(job: &Job) -> Result<()> {
         },
     )
     .map_err(|e| anyhow!("{e}"))?;
+    if let Err(e) = module.verify() {
+        let msg = e.to_string();
+        bail!(
+            "internal error: the pass left invalid IR for {} ({}); please report it with the input",
+            job.input.display(),
+            msg.lines().next().unwrap_or("verifier failed")
+        );
+    }
     let arch = job.arch.or_else(|| {
         module.get_first_function().and_then(|f| {
             f.get_string_attribute(inkwell::attributes::AttributeLoc::Function, "target-cpu")
@@ -262,7 +293,7 @@ fn verify_ptx(cuda: &Path, ptx: &Path, arch: &str, verbose: bool) -> Result<()> 
         .arg(ptx)
         .arg("-o")
         .arg(out.path());
-    if !toolchain::run(&mut cmd, verbose)? {
+    if !matches!(toolchain::run(&mut cmd, verbose)?, toolchain::Ended::Ok) {
         bail!("ptxas rejected {} (its errors are above)", ptx.display());
     }
     Ok(())
@@ -315,11 +346,15 @@ fn through_clang(job: &Job) -> Result<()> {
     cmd.arg(format!("-fpass-plugin={}", plugin.display()));
     cmd.env(ENV_OPTIONS, opts.to_params());
     cmd.arg("-o").arg(&job.output).arg(&job.input);
-    if !toolchain::run(&mut cmd, job.verbose)? {
-        bail!(
-            "clang could not compile {} (its errors are above); fix the source and retry",
+    match toolchain::run(&mut cmd, job.verbose)? {
+        toolchain::Ended::Ok => {}
+        toolchain::Ended::Failed => {
+            bail!("clang failed on {} (its errors are above)", job.input.display())
+        }
+        toolchain::Ended::Crashed(sig) => bail!(
+            "clang crashed (signal {sig}) on {}; rerun with --cache-policy=off to see whether gpucc-cache is involved, and report it",
             job.input.display()
-        );
+        ),
     }
     if job.kind == Output::Ptx && job.verify_ptx {
         verify_ptx(&cuda.path, &job.output, &arch_name(job), job.verbose)?;

@@ -161,13 +161,24 @@ pub fn plugin() -> Result<PathBuf> {
     )
 }
 
-/// Runs a command, returning whether it succeeded; its output goes to ours.
-pub fn run(cmd: &mut Command, verbose: bool) -> Result<bool> {
+/// How a tool ended.
+pub enum Ended {
+    Ok,
+    /// Exited nonzero (it has said why on stderr).
+    Failed,
+    /// Killed by a signal: it crashed.
+    Crashed(i32),
+}
+
+/// Runs a command; its output goes to ours.
+pub fn run(cmd: &mut Command, verbose: bool) -> Result<Ended> {
+    use std::os::unix::process::ExitStatusExt;
     if verbose {
         eprintln!("gpucc-cache: running {cmd:?}");
     }
     match cmd.status() {
-        Ok(s) => Ok(s.success()),
+        Ok(s) if s.success() => Ok(Ended::Ok),
+        Ok(s) => Ok(s.signal().map_or(Ended::Failed, Ended::Crashed)),
         Err(e) => bail!("cannot run {}: {e}", cmd.get_program().to_string_lossy()),
     }
 }

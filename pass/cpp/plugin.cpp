@@ -7,6 +7,7 @@
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Instruction.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -26,8 +27,9 @@ constexpr int NotOurs = -1;
 constexpr int FromExtensionPoint = 100;
 
 [[noreturn]] void fail(char *err, const char *fallback) {
-  // A one-line diagnostic and exit code 1, no crash report: the message
-  // already says what is wrong with the input.
+  // While the pipeline is parsed there is no module to attach a diagnostic
+  // to: one line and exit code 1, no crash report (the message already says
+  // what is wrong with the input).
   std::string msg = std::string("gpucc-cache: ") + (err ? err : fallback);
   gpucc_free_string(err);
   llvm::report_fatal_error(llvm::Twine(msg), /*gen_crash_diag=*/false);
@@ -42,8 +44,14 @@ struct GpuccCachePass : llvm::PassInfoMixin<GpuccCachePass> {
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &) {
     char *err = nullptr;
     int changed = gpucc_run_on_module(llvm::wrap(&M), Mode, Element.data(), Element.size(), &err);
-    if (changed < 0)
-      fail(err, "the pass failed");
+    if (changed < 0) {
+      // An error diagnostic: clang prints `error: gpucc-cache: ...` and
+      // fails the compile; opt prints it and exits 1. No crash report.
+      std::string msg = std::string("gpucc-cache: ") + (err ? err : "the pass failed");
+      gpucc_free_string(err);
+      M.getContext().emitError(llvm::Twine(msg));
+      return llvm::PreservedAnalyses::all();
+    }
     return changed ? llvm::PreservedAnalyses::none() : llvm::PreservedAnalyses::all();
   }
   static bool isRequired() { return true; }

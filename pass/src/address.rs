@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::rc::Rc;
 
-use crate::ir::{DataLayout, IntPredicate, Opcode, Value};
+use crate::ir::{Block, DataLayout, IntPredicate, Opcode, Value};
 
 /// Special registers the address may depend on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -114,6 +114,8 @@ pub enum Why {
     Merge,
     /// An instruction the folder does not model.
     Unsupported(String),
+    /// A def-use chain longer, or an expression larger, than the folder follows.
+    TooBig,
 }
 
 impl fmt::Display for Why {
@@ -124,6 +126,10 @@ impl fmt::Display for Why {
             Why::CalleeArg(i) => write!(f, "argument {i} of a non-inlined device function"),
             Why::Merge => f.write_str("phi of different values"),
             Why::Unsupported(op) => write!(f, "unsupported operation {op}"),
+            Why::TooBig => write!(
+                f,
+                "expression deeper than {MAX_DEPTH} or larger than {MAX_NODES} nodes"
+            ),
         }
     }
 }
@@ -185,11 +191,12 @@ pub enum Expr {
         then: E,
         otherwise: E,
     },
-    /// `{start,+,step}` over the loop headed by `header`.
+    /// `{start,+,step}` over the loop headed by `block`, labelled `header`.
     AddRec {
         start: E,
         step: E,
         header: String,
+        block: Block,
     },
     /// A loop-header phi while its loop is being folded (never escapes `fold`).
     Rec(u32),
@@ -309,6 +316,19 @@ impl Cond {
     pub fn args(&self) -> Vec<(u32, String)> {
         args_of(|f| self.visit(f))
     }
+
+    /// Header blocks of the loops whose recurrences the condition reads.
+    pub fn loop_headers(&self) -> Vec<Block> {
+        let mut out = Vec::new();
+        self.visit(&mut |e| {
+            if let Expr::AddRec { block, .. } = e {
+                if !out.contains(block) {
+                    out.push(*block);
+                }
+            }
+        });
+        out
+    }
 }
 
 /// The distinct integer kernel arguments met by a walk, as (index, name).
@@ -396,7 +416,20 @@ pub struct Folder<'a> {
     /// they may hold its placeholder.
     log: Vec<Value>,
     next_rec: u32,
+    /// Current recursion depth; past `MAX_DEPTH` a value is unknown, so that
+    /// a 4000-step unrolled chain cannot overflow the stack of clang or opt.
+    depth: u32,
+    /// Tree size of each expression built, keyed by node (the `E` keeps the
+    /// node alive so the key is never reused).
+    sizes: HashMap<*const Expr, (E, u64)>,
 }
+
+/// Deepest def-use chain folded (and so the deepest expression evaluated).
+const MAX_DEPTH: u32 = 256;
+
+/// Largest expression kept, counting a shared subexpression once per use:
+/// evaluation and printing walk it as a tree, once per thread.
+const MAX_NODES: u64 = 4096;
 
 fn bin_op(op: Opcode) -> Option<BinOp> {
     Some(match op {
@@ -438,6 +471,8 @@ impl<'a> Folder<'a> {
             open: HashMap::new(),
             log: Vec::new(),
             next_rec: 0,
+            depth: 0,
+            sizes: HashMap::new(),
         }
     }
 
@@ -449,12 +484,44 @@ impl<'a> Folder<'a> {
         if let Some(&id) = self.open.get(&v) {
             return Rc::new(Expr::Rec(id));
         }
-        let e = self.fold_uncached(v);
+        if self.depth >= MAX_DEPTH {
+            return unknown(Why::TooBig);
+        }
+        self.depth += 1;
+        let mut e = self.fold_uncached(v);
+        self.depth -= 1;
+        if self.tree_size(&e) > MAX_NODES {
+            e = unknown(Why::TooBig);
+        }
         self.memo.insert(v, e.clone());
         if !self.open.is_empty() {
             self.log.push(v);
         }
         e
+    }
+
+    /// Nodes of `e` counted as a tree (shared parts once per use), memoized
+    /// per node so that a DAG costs its distinct nodes, saturating.
+    fn tree_size(&mut self, e: &E) -> u64 {
+        if let Some((_, n)) = self.sizes.get(&Rc::as_ptr(e)) {
+            return *n;
+        }
+        let children: u64 = match &**e {
+            Expr::Bin { lhs, rhs, .. } => self.tree_size(lhs).saturating_add(self.tree_size(rhs)),
+            Expr::Cast { value, .. } => self.tree_size(value),
+            Expr::Select {
+                then, otherwise, ..
+            } => self
+                .tree_size(then)
+                .saturating_add(self.tree_size(otherwise)),
+            Expr::AddRec { start, step, .. } => {
+                self.tree_size(start).saturating_add(self.tree_size(step))
+            }
+            _ => 0,
+        };
+        let n = children.saturating_add(1);
+        self.sizes.insert(Rc::as_ptr(e), (e.clone(), n));
+        n
     }
 
     fn fold_uncached(&mut self, v: Value) -> E {
@@ -675,11 +742,25 @@ impl<'a> Folder<'a> {
             }
             step = Some(s);
         }
-        let header = v.parent_block().name();
+        // The loop's label: its header block's name, else its position.
+        let block = v.parent_block();
+        let header = match block.name() {
+            n if !n.is_empty() => n,
+            _ => format!(
+                "bb{}",
+                block
+                    .function()
+                    .blocks()
+                    .iter()
+                    .position(|b| *b == block)
+                    .unwrap_or(0)
+            ),
+        };
         Rc::new(Expr::AddRec {
             start: (*first).clone(),
             step: step.unwrap_or_else(|| konst(0)),
             header,
+            block,
         })
     }
 
@@ -716,7 +797,12 @@ impl<'a> Folder<'a> {
                 return c.clone();
             }
         }
+        if self.depth >= MAX_DEPTH {
+            return Rc::new(Cond::Unknown(Why::TooBig));
+        }
+        self.depth += 1;
         let c = Rc::new(self.cond_uncached(v));
+        self.depth -= 1;
         if self.open.is_empty() {
             self.cond_memo.insert(v, c.clone());
         }
@@ -798,7 +884,12 @@ struct Linear {
 
 impl Linear {
     fn add_term(&mut self, atom: String, c: i64) {
-        if let Some(t) = self.terms.iter_mut().find(|(a, _)| *a == atom) {
+        // Two unknowns are not the same unknown.
+        if let Some(t) = self
+            .terms
+            .iter_mut()
+            .find(|(a, _)| *a == atom && atom != "?")
+        {
             t.1 = t.1.wrapping_add(c);
         } else {
             self.terms.push((atom, c));
@@ -918,6 +1009,9 @@ fn linear(e: &Expr, known: &Known) -> Option<Linear> {
         }),
         Expr::Cast { value, .. } => linear(value, known),
         Expr::Bin { op, lhs, rhs, .. } => {
+            if !matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl) {
+                return atom(render_atom(e, known));
+            }
             let (l, r) = (linear(lhs, known), linear(rhs, known));
             let as_const = |x: &Option<Linear>| match x {
                 Some(Linear {
@@ -933,21 +1027,23 @@ fn linear(e: &Expr, known: &Known) -> Option<Linear> {
                 BinOp::Mul => match (as_const(&l), as_const(&r)) {
                     (_, Some(c)) => l?.scaled(c),
                     (Some(c), _) => r?.scaled(c),
-                    _ => atom(render_atom(e, known)),
+                    // Render from the forms already computed: recomputing them
+                    // per level would be exponential in the chain's depth.
+                    _ => atom(format!(
+                        "{} * {}",
+                        group(l, lhs, known),
+                        group(r, rhs, known)
+                    )),
                 },
                 BinOp::Shl => match as_const(&r) {
                     Some(c) if (0..63).contains(&c) => l?.scaled(1 << c),
-                    _ => atom(render_atom(e, known)),
+                    _ => atom(format!(
+                        "{} << {}",
+                        group(l, lhs, known),
+                        group(r, rhs, known)
+                    )),
                 },
-                _ => match (as_const(&l), as_const(&r)) {
-                    (Some(a), Some(b)) => {
-                        crate::evaluate::apply_bin(*op, a, b, 64).map(|k| Linear {
-                            konst: k,
-                            ..Linear::default()
-                        })
-                    }
-                    _ => atom(render_atom(e, known)),
-                },
+                _ => atom(render_atom(e, known)),
             }
         }
         _ => atom(render_atom(e, known)),
@@ -955,7 +1051,13 @@ fn linear(e: &Expr, known: &Known) -> Option<Linear> {
 }
 
 fn paren(e: &Expr, known: &Known) -> String {
-    match linear(e, known) {
+    group(linear(e, known), e, known)
+}
+
+/// An operand's text from its linear form (computed once), in parentheses
+/// unless it is a single atom or constant.
+fn group(l: Option<Linear>, e: &Expr, known: &Known) -> String {
+    match l {
         Some(l)
             if l.terms.iter().filter(|t| t.1 != 0).count()
                 + usize::from(l.konst != 0)
@@ -1005,8 +1107,17 @@ fn render_atom(e: &Expr, known: &Known) -> String {
                 paren(otherwise, known)
             )
         }
-        Expr::AddRec { start, step, .. } => {
-            format!("{{{},+,{}}}", render(start, known), render(step, known))
+        Expr::AddRec {
+            start,
+            step,
+            header,
+            ..
+        } => {
+            format!(
+                "{{{},+,{}}}<{header}>",
+                render(start, known),
+                render(step, known)
+            )
         }
         Expr::Rec(id) => format!("%rec{id}"),
         Expr::Unknown(_) => "?".into(),

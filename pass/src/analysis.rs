@@ -26,6 +26,9 @@ pub const FALLBACK_ARCH: Arch = Arch {
     arch_specific: false,
 };
 
+/// Longest pattern text kept in the report and metadata.
+const MAX_PATTERN: usize = 200;
+
 /// One decided load: its instruction and where its entry sits in the report.
 #[derive(Clone, Copy, Debug)]
 pub struct Decided {
@@ -224,6 +227,14 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
             }
         }
     }
+    for k in &kernels {
+        if let Some(d) = k.reqntid.or(k.maxntid).filter(|d| !d.is_valid_block()) {
+            warnings.push(format!(
+                "{}: launch bounds {d} exceed CUDA's 1024 threads per block; ignored",
+                demangle(&k.function.name())
+            ));
+        }
+    }
     for unit in units(module, &kernels, opts) {
         let loads: Vec<Value> = unit
             .function
@@ -279,7 +290,7 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
         };
         for load in loads {
             let (line, column) = load.debug_line_col();
-            if let Err(why) = classify(load, &kernel_fns) {
+            if let Err(why) = classify(load, &kernel_fns, opts.rdc) {
                 kr.skipped.push(SkippedLoad {
                     line,
                     column,
@@ -356,11 +367,14 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
                     ));
                 }
             }
-            let pattern = if matches!(&*address, Expr::Unknown(_)) {
+            let mut pattern = if matches!(&*address, Expr::Unknown(_)) {
                 "?".to_string()
             } else {
                 render(&address, &known)
             };
+            if pattern.chars().count() > MAX_PATTERN {
+                pattern = pattern.chars().take(MAX_PATTERN - 3).collect::<String>() + "...";
+            }
             kr.loads.push(LoadReport {
                 line,
                 column,

@@ -29,7 +29,7 @@ impl fmt::Display for Error {
             Error::UnknownOption { option } => write!(
                 f,
                 "unknown gpucc-cache option '{option}': known options are policy, block, grid, arch, \
-                 model, l1, arg, sample-blocks, report, report-file, strip-debug, discard-names"
+                 model, l1, arg, sample-blocks, report, report-file, strip-debug, discard-names, rdc"
             ),
             Error::WrongTarget { triple } => write!(
                 f,

@@ -303,15 +303,21 @@ impl Dominators {
     }
 
     /// Conditions under which `block` runs, from the branches that lead to it.
+    ///
+    /// A branch on a loop recurrence whose edge leaves that loop (the exit
+    /// test of a counted loop) is no guard: evaluated at the first iteration
+    /// it would say nobody gets past the loop.
     pub fn guards(&self, block: Block, folder: &mut Folder) -> Vec<Guard> {
         let mut out = Vec::new();
         let mut b = block;
         loop {
             if let Some([p]) = self.preds.get(&b).map(Vec::as_slice) {
                 if let Some((cond, t, f)) = p.conditional_branch() {
-                    if t != f {
+                    let cond = folder.cond(cond);
+                    let leaves_loop = cond.loop_headers().into_iter().any(|h| !self.in_loop(h, b));
+                    if t != f && !leaves_loop {
                         out.push(Guard {
-                            cond: folder.cond(cond),
+                            cond,
                             expect: t == b,
                         });
                     }
@@ -323,6 +329,48 @@ impl Dominators {
             }
         }
         out
+    }
+}
+
+impl Dominators {
+    fn dominates(&self, a: Block, mut b: Block) -> bool {
+        loop {
+            if a == b {
+                return true;
+            }
+            match self.idom.get(&b) {
+                Some(&d) if d != b => b = d,
+                _ => return false,
+            }
+        }
+    }
+
+    /// Whether `b` is in the natural loop of `header`: it reaches a back
+    /// edge into `header` without passing through `header`.
+    fn in_loop(&self, header: Block, b: Block) -> bool {
+        if b == header {
+            return true;
+        }
+        let latches: Vec<Block> = self
+            .preds
+            .get(&header)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|p| self.dominates(header, *p))
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        let mut work = latches;
+        while let Some(x) = work.pop() {
+            if x == b {
+                return true;
+            }
+            if x == header || !seen.insert(x) {
+                continue;
+            }
+            work.extend(self.preds.get(&x).into_iter().flatten().copied());
+        }
+        false
     }
 }
 
@@ -361,7 +409,7 @@ pub fn sample_blocks(grid: Option<Dim3>, n: u32) -> Vec<[i64; 3]> {
     let n = (n as u64).min(total);
     (0..n)
         .map(|k| {
-            let id = (k * total / n) as i64;
+            let id = (k as u128 * total as u128 / n as u128) as i64;
             let (gx, gy) = (g.x as i64, g.y as i64);
             [id % gx, (id / gx) % gy, id / (gx * gy)]
         })

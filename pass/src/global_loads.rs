@@ -6,8 +6,10 @@
 //! parameter (the NVPTX backend treats those as global), a global variable,
 //! a cast from address space 1, or a device-function parameter that every
 //! call site fills with such a pointer. Shared (3), constant (4), local (5),
-//! param (101) and alloca-derived loads, pointers loaded from memory, and
-//! anything not provably global are left alone, with the reason.
+//! param (101) and alloca-derived loads, `byval` parameters (structs passed
+//! by value), pointers loaded from memory, parameters of functions that can
+//! be called from elsewhere (external linkage, indirect calls), and anything
+//! else not provably global are left alone, with the reason.
 
 use std::collections::HashSet;
 
@@ -47,7 +49,7 @@ fn space_name(addrspace: u32) -> &'static str {
 }
 
 /// Whether a load is one gpucc-cache decides; `kernels` are the module's kernels.
-pub fn classify(load: Value, kernels: &[Value]) -> Result<(), Skip> {
+pub fn classify(load: Value, kernels: &[Value], rdc: bool) -> Result<(), Skip> {
     if load.is_volatile() {
         return Err(Skip::Volatile);
     }
@@ -58,7 +60,7 @@ pub fn classify(load: Value, kernels: &[Value]) -> Result<(), Skip> {
     let space = ptr.ty().address_space();
     match space {
         GLOBAL => Ok(()),
-        0 if points_to_global(ptr, kernels, &mut HashSet::new()) => Ok(()),
+        0 if points_to_global(ptr, kernels, rdc) => Ok(()),
         0 => Err(match origin_space(ptr) {
             Some(s) if s != GLOBAL => Skip::Space(space_name(s)),
             _ => Skip::NotProvablyGlobal,
@@ -74,6 +76,9 @@ fn origin_space(mut v: Value) -> Option<u32> {
         let space = v.ty().address_space();
         if space != 0 {
             return Some(space);
+        }
+        if v.is_argument() && v.arg_has_attribute("byval") {
+            return Some(101);
         }
         match v.opcode() {
             Some(Opcode::LLVMAlloca) => return Some(5),
@@ -92,77 +97,79 @@ fn origin_space(mut v: Value) -> Option<u32> {
 /// (LLVM 19, NVPTXISelDAGToDAG `canLowerToLDG`). A lowered load keeps `.nc`.
 pub fn is_read_only(load: Value, kernels: &[Value], invariant_kind: u32) -> bool {
     load.metadata(invariant_kind).is_some()
-        || read_only_origin(load.operand(0), kernels, &mut HashSet::new())
+        || all_origins(load.operand(0), |v, _| {
+            if v.is_argument() {
+                kernels.contains(&v.arg_function())
+                    && !v.arg_has_attribute("byval")
+                    && v.arg_has_attribute("noalias")
+                    && (v.arg_has_attribute("readonly") || v.arg_has_attribute("readnone"))
+            } else {
+                v.is_global_variable() && v.is_global_constant()
+            }
+        })
 }
 
-fn read_only_origin(v: Value, kernels: &[Value], seen: &mut HashSet<Value>) -> bool {
-    if !seen.insert(v) {
-        return true;
-    }
-    if v.is_argument() {
-        return kernels.contains(&v.arg_function())
-            && v.arg_has_attribute("noalias")
-            && (v.arg_has_attribute("readonly") || v.arg_has_attribute("readnone"));
-    }
-    if v.is_global_variable() {
-        return v.is_global_constant();
-    }
-    match v.opcode() {
-        Some(Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast) => {
-            read_only_origin(v.operand(0), kernels, seen)
+/// Walks a pointer back through GEPs, casts, selects and phis (with a
+/// worklist: chains can be thousands long) and asks `origin_ok` about each
+/// value where the walk stops; `origin_ok` may add more values to visit.
+fn all_origins(start: Value, mut origin_ok: impl FnMut(Value, &mut Vec<Value>) -> bool) -> bool {
+    let mut seen = HashSet::new();
+    let mut work = vec![start];
+    while let Some(v) = work.pop() {
+        // A cycle through phis adds no new origin.
+        if !seen.insert(v) {
+            continue;
         }
-        Some(Opcode::LLVMSelect) => {
-            read_only_origin(v.operand(1), kernels, seen)
-                && read_only_origin(v.operand(2), kernels, seen)
+        match v.opcode() {
+            Some(Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast) => {
+                work.push(v.operand(0))
+            }
+            Some(Opcode::LLVMSelect) => work.extend([v.operand(1), v.operand(2)]),
+            Some(Opcode::LLVMPHI) => work.extend(v.incoming().into_iter().map(|(x, _)| x)),
+            _ => {
+                if !origin_ok(v, &mut work) {
+                    return false;
+                }
+            }
         }
-        Some(Opcode::LLVMPHI) => v
-            .incoming()
-            .into_iter()
-            .all(|(x, _)| read_only_origin(x, kernels, seen)),
-        _ => false,
     }
+    true
 }
 
 /// Every origin of a generic pointer is global memory.
-fn points_to_global(v: Value, kernels: &[Value], seen: &mut HashSet<Value>) -> bool {
-    if !seen.insert(v) {
-        // A cycle through phis adds no new origin.
-        return true;
-    }
-    if v.ty().is_pointer() && v.ty().address_space() == GLOBAL {
-        return true;
-    }
-    if v.is_global_variable() {
-        return v.ty().address_space() == GLOBAL;
-    }
-    if v.is_argument() {
-        let f = v.arg_function();
-        if kernels.contains(&f) {
+fn points_to_global(start: Value, kernels: &[Value], rdc: bool) -> bool {
+    all_origins(start, |v, work| {
+        if v.is_argument() {
+            // A struct passed by value (`byval`, also `__grid_constant__`)
+            // lives in param or local memory, never in global memory.
+            if v.arg_has_attribute("byval") {
+                return false;
+            }
+            let f = v.arg_function();
+            if kernels.contains(&f) {
+                return true;
+            }
+            // A device function's parameter: global only if every caller is
+            // known (every use a direct call, the function never passed
+            // around; with relocatable device code, local linkage too, since
+            // other translation units may call it) and every call passes a
+            // global pointer.
+            if rdc && !f.has_local_linkage() {
+                return false;
+            }
+            let index = v.arg_index();
+            let users = f.users();
+            let direct = |u: &Value| {
+                u.opcode() == Some(Opcode::LLVMCall)
+                    && u.called_value() == f
+                    && (0..u.num_args()).all(|i| u.operand(i) != f)
+            };
+            if users.is_empty() || !users.iter().all(direct) {
+                return false;
+            }
+            work.extend(users.iter().map(|c| c.operand(index)));
             return true;
         }
-        let index = v.arg_index();
-        let calls: Vec<Value> = f
-            .users()
-            .into_iter()
-            .filter(|u| u.opcode() == Some(Opcode::LLVMCall) && u.called_value() == f)
-            .collect();
-        return !calls.is_empty()
-            && calls
-                .iter()
-                .all(|c| points_to_global(c.operand(index), kernels, seen));
-    }
-    match v.opcode() {
-        Some(Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast) => {
-            points_to_global(v.operand(0), kernels, seen)
-        }
-        Some(Opcode::LLVMSelect) => {
-            points_to_global(v.operand(1), kernels, seen)
-                && points_to_global(v.operand(2), kernels, seen)
-        }
-        Some(Opcode::LLVMPHI) => v
-            .incoming()
-            .into_iter()
-            .all(|(x, _)| points_to_global(x, kernels, seen)),
-        _ => false,
-    }
+        v.ty().is_pointer() && v.ty().address_space() == GLOBAL
+    })
 }

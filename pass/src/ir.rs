@@ -516,6 +516,18 @@ impl Value {
         }
     }
 
+    /// Internal or private linkage: every use of the symbol is in this module.
+    pub fn has_local_linkage(self) -> bool {
+        use llvm_sys::LLVMLinkage::*;
+        // SAFETY: only called on globals.
+        unsafe {
+            matches!(
+                LLVMGetLinkage(self.0),
+                LLVMInternalLinkage | LLVMPrivateLinkage
+            )
+        }
+    }
+
     pub fn is_global_constant(self) -> bool {
         // SAFETY: only called on global variables.
         unsafe { LLVMIsGlobalConstant(self.0) != 0 }

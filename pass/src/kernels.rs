@@ -127,12 +127,14 @@ pub fn find(module: Module) -> Vec<Kernel> {
 
 impl Kernel {
     /// The block size the analysis assumes, and why.
+    /// Launch bounds outside CUDA's limits (more than 1024 threads) are ignored.
     pub fn block(&self, user: Option<Dim3>) -> (Dim3, BlockSource) {
+        let valid = |d: &Dim3| d.is_valid_block();
         if let Some(d) = user {
             (d, BlockSource::User)
-        } else if let Some(d) = self.reqntid {
+        } else if let Some(d) = self.reqntid.filter(valid) {
             (d, BlockSource::Reqntid)
-        } else if let Some(d) = self.maxntid {
+        } else if let Some(d) = self.maxntid.filter(valid) {
             (d, BlockSource::Maxntid)
         } else {
             (DEFAULT_BLOCK, BlockSource::Default)
@@ -142,6 +144,9 @@ impl Kernel {
 
 /// A readable C++ name for a mangled symbol; the symbol itself if it is not mangled.
 pub fn demangle(symbol: &str) -> String {
+    if !symbol.starts_with("_Z") {
+        return symbol.to_string();
+    }
     cpp_demangle::Symbol::new(symbol)
         .ok()
         .and_then(|s| s.demangle(&cpp_demangle::DemangleOptions::default()).ok())

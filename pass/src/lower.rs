@@ -101,7 +101,7 @@ const F64: Reg = Reg {
     bits: 64,
 };
 
-fn scalar(ty: Type) -> Option<(Reg, Finish)> {
+fn scalar(ty: Type, bytes: u64) -> Option<(Reg, Finish)> {
     use LLVMTypeKind::*;
     Some(match ty.kind() {
         LLVMIntegerTypeKind => match ty.int_width() {
@@ -114,14 +114,20 @@ fn scalar(ty: Type) -> Option<(Reg, Finish)> {
         LLVMHalfTypeKind | LLVMBFloatTypeKind => (B16, Finish::Bitcast),
         LLVMFloatTypeKind => (F32, Finish::Same),
         LLVMDoubleTypeKind => (F64, Finish::Same),
-        LLVMPointerTypeKind => (U64, Finish::IntToPtr),
+        // Pointers are as wide as the data layout says (shared and local
+        // pointers may be 32-bit).
+        LLVMPointerTypeKind => match bytes {
+            8 => (U64, Finish::IntToPtr),
+            4 => (U32, Finish::IntToPtr),
+            _ => return None,
+        },
         _ => return None,
     })
 }
 
 /// The PTX form of a load of `ty` (`bytes` wide), or why there is none.
-fn shape(ty: Type, bytes: u64) -> Result<Shape, String> {
-    if let Some((reg, finish)) = scalar(ty) {
+fn shape(ty: Type, bytes: u64, layout: &DataLayout) -> Result<Shape, String> {
+    if let Some((reg, finish)) = scalar(ty, bytes) {
         return Ok(Shape {
             reg,
             lanes: 1,
@@ -129,10 +135,11 @@ fn shape(ty: Type, bytes: u64) -> Result<Shape, String> {
             reinterpret: false,
         });
     }
-    if ty.kind() == LLVMTypeKind::LLVMVectorTypeKind {
+    if ty.kind() == LLVMTypeKind::LLVMVectorTypeKind && !ty.element().is_pointer() {
         let n = ty.vector_len();
-        if let Some((reg, finish)) = scalar(ty.element()) {
-            if (n == 2 || n == 4) && bytes <= 16 && finish != Finish::IntToPtr {
+        let elem = ty.element();
+        if let Some((reg, finish)) = scalar(elem, layout.store_size(elem)) {
+            if (n == 2 || n == 4) && bytes <= 16 {
                 return Ok(Shape {
                     reg,
                     lanes: n,
@@ -141,7 +148,7 @@ fn shape(ty: Type, bytes: u64) -> Result<Shape, String> {
                 });
             }
         }
-        // Same bits, read as words.
+        // Same bits, read as words (never for pointers: they cannot be bitcast).
         let words = match bytes {
             2 => Some((B16, 1)),
             4 => Some((B32, 1)),
@@ -204,15 +211,11 @@ fn lower_one(
 ) -> Result<(), String> {
     let ty = load.ty();
     let bytes = layout.store_size(ty);
-    let s = shape(ty, bytes)?;
-    let access = if s.lanes == 1 {
-        bytes
-    } else {
-        s.lanes as u64 * s.reg.bits as u64 / 8
-    };
-    if (load.alignment() as u64) < access.min(16) {
+    let s = shape(ty, bytes, layout)?;
+    // PTX wants the address aligned to the whole access (vector included).
+    if (load.alignment() as u64) < bytes {
         return Err(format!(
-            "alignment {} is below the {access} bytes ld.global needs",
+            "alignment {} is below the {bytes} bytes ld.global needs",
             load.alignment()
         ));
     }

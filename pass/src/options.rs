@@ -33,6 +33,11 @@ impl Dim3 {
         self.x as u64 * self.y as u64 * self.z as u64
     }
 
+    /// CUDA's limits on a block: at most 1024 threads, z at most 64.
+    pub fn is_valid_block(self) -> bool {
+        (1..=1024).contains(&self.count()) && self.z <= 64
+    }
+
     pub fn as_array(self) -> [u32; 3] {
         [self.x, self.y, self.z]
     }
@@ -90,6 +95,9 @@ pub struct Options {
     /// Clear local value names after the pass (the driver keeps them only
     /// to match kernel argument names).
     pub discard_names: bool,
+    /// Relocatable device code (`-fgpu-rdc`): functions with external linkage
+    /// may be called from other translation units, with any pointer.
+    pub rdc: bool,
 }
 
 impl Default for Options {
@@ -107,6 +115,7 @@ impl Default for Options {
             report_file: None,
             strip_debug: false,
             discard_names: false,
+            rdc: false,
         }
     }
 }
@@ -125,7 +134,7 @@ pub fn parse_dim3(option: &str, s: &str, is_block: bool) -> Result<Dim3, Error> 
     let expected = if is_block {
         "X[xY[xZ]] with 1 to 1024 threads in all, e.g. 256 or 16x16"
     } else {
-        "X[xY[xZ]] with every extent at least 1, e.g. 1024 or 64x64"
+        "X[xY[xZ]] with 1 <= X < 2^31 and 1 <= Y, Z <= 65535, e.g. 1024 or 64x64"
     };
     let parts: Vec<&str> = s.split(['x', 'X', ',']).collect();
     if parts.is_empty() || parts.len() > 3 {
@@ -143,7 +152,12 @@ pub fn parse_dim3(option: &str, s: &str, is_block: bool) -> Result<Dim3, Error> 
         y: v[1],
         z: v[2],
     };
-    if is_block && (d.count() > 1024 || d.z > 64) {
+    let fits = if is_block {
+        d.is_valid_block()
+    } else {
+        d.x < 1 << 31 && d.y <= 65535 && d.z <= 65535
+    };
+    if !fits {
         return Err(bad(option, s, expected));
     }
     Ok(d)
@@ -236,6 +250,7 @@ impl Options {
             "report-file" => self.report_file = Some(PathBuf::from(value)),
             "strip-debug" => self.strip_debug = parse_flag(key, value)?,
             "discard-names" => self.discard_names = parse_flag(key, value)?,
+            "rdc" => self.rdc = parse_flag(key, value)?,
             _ => return Err(Error::UnknownOption { option: key.into() }),
         }
         Ok(())
@@ -302,6 +317,9 @@ impl Options {
         if self.discard_names {
             p.push("discard-names=1".into());
         }
+        if self.rdc {
+            p.push("rdc=1".into());
+        }
         p.join(";")
     }
 }
@@ -328,7 +346,7 @@ mod tests {
 
     #[test]
     fn params_round_trip() {
-        let o = Options::parse("policy=aggressive;block=8x4x2;grid=16;arg=n=5;arg=1=-2;sample-blocks=3;model=sectored;l1=1024;arch=sm_80;report=json;report-file=/tmp/r.json;strip-debug=1;discard-names=1").unwrap();
+        let o = Options::parse("policy=aggressive;block=8x4x2;grid=16;arg=n=5;arg=1=-2;sample-blocks=3;model=sectored;l1=1024;arch=sm_80;report=json;report-file=/tmp/r.json;strip-debug=1;discard-names=1;rdc=1").unwrap();
         assert_eq!(Options::parse(&o.to_params()).unwrap(), o);
     }
 

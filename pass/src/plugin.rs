@@ -153,7 +153,10 @@ pub unsafe extern "C" fn gpucc_run_on_module(
             .unwrap_or("");
     let (mode, params) = if code == FROM_EXTENSION_POINT {
         // Under clang -fpass-plugin: host modules pass through untouched.
-        if !is_nvptx(&m.triple()) {
+        // GPUCC_CACHE_EP=0 turns the extension point off (for opt users who
+        // load the plugin into a default<O3> pipeline and want only explicit
+        // pipeline elements to run).
+        if !is_nvptx(&m.triple()) || std::env::var("GPUCC_CACHE_EP").is_ok_and(|v| v == "0") {
             return 0;
         }
         (Mode::Full, "")

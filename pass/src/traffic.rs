@@ -45,7 +45,7 @@ impl Traffic {
 
 /// Units of `unit` bytes covered by an access of `size` bytes at `addr`.
 fn units(addr: u64, size: u64, unit: u64) -> std::ops::RangeInclusive<u64> {
-    addr / unit..=(addr + size.max(1) - 1) / unit
+    addr / unit..=addr.saturating_add(size.max(1) - 1) / unit
 }
 
 fn count_unique(v: &mut Vec<u64>) -> u64 {

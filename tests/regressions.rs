@@ -1,0 +1,199 @@
+//! Cases an adversarial review found, one idea per input in
+//! `testdata/regress/`: loads that must be left alone, lowered shapes that
+//! must stay exact, inputs that must not crash or take forever.
+
+mod common;
+
+use std::process::Command;
+
+use common::*;
+use gpucc_cache_pass::Mode;
+use serde_json::Value;
+
+/// Compiles a regression kernel for sm_90 with a JSON report; returns (report, PTX).
+fn compile(file: &str, extra: &[&str]) -> (Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, ptx) = (dir.path().join("r.json"), dir.path().join("k.ptx"));
+    let input = testdata(&format!("regress/{file}"));
+    let mut args = vec![
+        input.to_str().unwrap().to_string(),
+        "--cuda-gpu-arch=sm_90".into(),
+        "--cache-report=json".into(),
+        format!("--cache-report-file={}", json.display()),
+        "-o".into(),
+        ptx.to_str().unwrap().into(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (ok, _, err) = gpucc(&a);
+    assert!(ok, "{file}: {err}");
+    assert_ptxas_accepts(&ptx, "sm_90");
+    let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (report, std::fs::read_to_string(&ptx).unwrap())
+}
+
+fn unit<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["name"].as_str().unwrap().starts_with(name))
+        .unwrap_or_else(|| panic!("no {name} in {report:#}"))
+}
+
+#[test]
+fn struct_by_value_is_not_global_memory() {
+    let (report, ptx) = compile("byval.cu", &["--cache-policy=cache-none"]);
+    let k = unit(&report, "byval(");
+    // Only the store's target is global; t.p[...] reads through a pointer
+    // loaded from the struct (not provably global), t.m[...] is the struct.
+    assert!(k["loads"].as_array().unwrap().is_empty(), "{k:#}");
+    let why: Vec<&str> = k["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["why"].as_str().unwrap())
+        .collect();
+    assert!(why.contains(&"param memory"), "{why:?}");
+    assert!(
+        !ptx.contains("no_allocate"),
+        "a byval load was lowered:\n{ptx}"
+    );
+}
+
+#[test]
+fn function_called_through_a_pointer_is_left_alone() {
+    let (report, _) = compile("indirect_call.cu", &["--cache-policy=cache-none"]);
+    let get = unit(&report, "get(");
+    assert!(get["loads"].as_array().unwrap().is_empty(), "{get:#}");
+    assert_eq!(
+        get["skipped"][0]["why"],
+        "generic pointer not provably global"
+    );
+}
+
+#[test]
+fn relocatable_device_code_makes_callers_unknown() {
+    let (whole, _) = compile("callee.cu", &["--cache-policy=cache-none"]);
+    assert_eq!(
+        unit(&whole, "get(")["loads"].as_array().unwrap().len(),
+        1,
+        "{whole:#}"
+    );
+    let (rdc, _) = compile("callee.cu", &["--cache-policy=cache-none", "-fgpu-rdc"]);
+    assert!(
+        unit(&rdc, "get(")["loads"].as_array().unwrap().is_empty(),
+        "{rdc:#}"
+    );
+}
+
+#[test]
+fn loop_exit_test_is_not_a_guard() {
+    let (report, _) = compile("loop_exit.cu", &[]);
+    let k = unit(&report, "loop_exit(");
+    let after = k["loads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["line"] == 8)
+        .unwrap();
+    // a[tid % 16] for 256 threads, sectored: bytes 0..63 = 2 sectors, 64 on;
+    // 8 warps x 2 segments x 32 = 512 off; every thread runs it.
+    assert_eq!(after["active_threads"], 256, "{after:#}");
+    assert_eq!(
+        (
+            after["traffic_on_bytes"].as_u64(),
+            after["traffic_off_bytes"].as_u64()
+        ),
+        (Some(64), Some(512))
+    );
+    assert_eq!(after["decision"], "cache");
+}
+
+#[test]
+fn deep_chains_give_up_quickly() {
+    let start = std::time::Instant::now();
+    let (report, _) = compile("deep.cu", &[]);
+    let l = &unit(&report, "deep(")["loads"][0];
+    assert_eq!(l["analyzable"], false, "{l:#}");
+    assert!(l["pattern"].as_str().unwrap().chars().count() <= 200);
+    // Plain clang takes about a second on this; exponential work would not finish.
+    assert!(start.elapsed().as_secs() < 60, "took {:?}", start.elapsed());
+}
+
+#[test]
+fn launch_bounds_beyond_cuda_limits_are_ignored() {
+    let (report, _) = compile("huge_bounds.cu", &[]);
+    let k = unit(&report, "huge_bounds(");
+    assert_eq!(k["block_dim"], serde_json::json!([256, 1, 1]));
+    assert!(report["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|w| w.as_str().unwrap().contains("exceed CUDA's 1024")));
+}
+
+/// Lowers a regression `.ll` under cache-none, then llc + ptxas.
+fn lower_and_assemble(file: &str) -> (String, String) {
+    let ir = transform_ll(
+        &testdata(&format!("regress/{file}")),
+        Mode::Full,
+        "policy=cache-none",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (ll, ptx) = (dir.path().join("k.ll"), dir.path().join("k.ptx"));
+    std::fs::write(&ll, &ir).unwrap();
+    let o = run(Command::new("llc-19")
+        .args(["-mcpu=sm_90", "-mattr=+ptx85"])
+        .arg(&ll)
+        .arg("-o")
+        .arg(&ptx));
+    assert!(o.status.success(), "{}", text(&o).1);
+    assert_ptxas_accepts(&ptx, "sm_90");
+    (ir, std::fs::read_to_string(ptx).unwrap())
+}
+
+#[test]
+fn narrow_pointers_load_their_own_width() {
+    let (ir, ptx) = lower_and_assemble("narrow_pointers.ll");
+    assert!(
+        ir.contains("asm sideeffect \"ld.global.L1::no_allocate.u32 $0, [$1];\", \"=r,l\""),
+        "{ir}"
+    );
+    assert_eq!(global_loads(&ptx), vec!["ld.global.L1::no_allocate.u32"]);
+}
+
+#[test]
+fn pointer_vectors_stay_plain_and_valid() {
+    let (ir, _) = lower_and_assemble("pointer_vectors.ll");
+    assert!(ir.contains("load <2 x ptr>"), "{ir}");
+    assert!(ir.contains("!gpucc.cache.unlowered"), "{ir}");
+}
+
+/// Under clang, a bad GPUCC_CACHE_OPTIONS is a compile error, not a crash.
+#[test]
+fn bad_environment_options_under_clang() {
+    let o = run(Command::new("clang++-19")
+        .args([
+            "-x",
+            "cuda",
+            "--cuda-device-only",
+            "-S",
+            "-O3",
+            "--cuda-gpu-arch=sm_90",
+            "-Wno-unknown-cuda-version",
+        ])
+        .arg(format!("--cuda-path={}", cuda_root().display()))
+        .arg(format!("-fpass-plugin={}", plugin().display()))
+        .env("GPUCC_CACHE_OPTIONS", "policy=bogus")
+        .arg(testdata("cu/sample.cu"))
+        .arg("-o")
+        .arg("/dev/null"));
+    let err = text(&o).1;
+    assert!(!o.status.success());
+    assert!(
+        !err.contains("Stack dump") && !err.contains("PLEASE submit"),
+        "{err}"
+    );
+    assert!(err.lines().any(|l| l == "error: gpucc-cache: invalid value 'bogus' for policy: expected conservative, aggressive, cache-all, cache-none, off"), "{err}");
+}
