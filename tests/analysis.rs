@@ -105,21 +105,17 @@ fn run_driver(file: &str, model: Model, policy: &str, extra: &[&str]) -> Run {
     let json = dir.path().join("report.json");
     let ptx = dir.path().join("out.ptx");
     let input = common::testdata(&format!("cu/analysis/{file}"));
-    let mut args: Vec<String> = vec![
-        input.to_str().unwrap().into(),
-        format!("--cuda-gpu-arch={ARCH}"),
+    let own = [
         format!("--cache-model={}", model.name()),
         format!("--cache-policy={policy}"),
         "--cache-report=json".into(),
         format!("--cache-report-file={}", json.display()),
-        "-o".into(),
-        ptx.to_str().unwrap().into(),
     ];
-    args.extend(extra.iter().map(|s| s.to_string()));
-    let a: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (ok, _, err) = common::gpucc(&a);
+    let mut flags: Vec<&str> = own.iter().map(String::as_str).collect();
+    flags.extend_from_slice(extra);
+    let (ok, err) = common::gpucc_to(&input, ARCH, &ptx, &flags);
     let what = format!("{file} {} {policy} {extra:?}", model.name());
-    assert!(ok, "{what}: gpucc-cache {a:?} failed:\n{err}");
+    assert!(ok, "{what}: gpucc-cache failed:\n{err}");
     common::assert_ptxas_accepts(&ptx, ARCH);
     let text = std::fs::read_to_string(&json).unwrap_or_else(|e| panic!("{what}: no report: {e}"));
     let report: Value =

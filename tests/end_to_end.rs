@@ -48,17 +48,8 @@ fn assert_policy(ptx: &str, arch: &str, policy: &str, what: &str) {
 fn driver_ptx(kernel: &str, arch: &str, extra: &[&str]) -> (String, String) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("k.ptx");
-    let input = testdata(kernel);
-    let mut args = vec![
-        input.to_str().unwrap().to_string(),
-        format!("--cuda-gpu-arch={arch}"),
-        "-o".into(),
-        out.to_str().unwrap().into(),
-    ];
-    args.extend(extra.iter().map(|s| s.to_string()));
-    let a: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (ok, _, err) = gpucc(&a);
-    assert!(ok, "gpucc-cache {a:?} failed:\n{err}");
+    let (ok, err) = gpucc_to(&testdata(kernel), arch, &out, extra);
+    assert!(ok, "gpucc-cache {kernel} {arch} {extra:?} failed:\n{err}");
     assert_ptxas_accepts(&out, arch);
     (std::fs::read_to_string(&out).unwrap(), err)
 }
@@ -146,17 +137,8 @@ fn policy_off_is_exactly_clang() {
         for opt in ["-O0", "-O3"] {
             let dir = tempfile::tempdir().unwrap();
             let clang_ptx = dir.path().join("clang.ptx");
-            let out = run(Command::new("clang++-19")
-                .args([
-                    "-x",
-                    "cuda",
-                    "--cuda-device-only",
-                    "-S",
-                    opt,
-                    "-Wno-unknown-cuda-version",
-                ])
-                .arg(format!("--cuda-gpu-arch={arch}"))
-                .arg(format!("--cuda-path={}", cuda_root().display()))
+            let out = run(device_clang(arch)
+                .args(["-S", opt])
                 .arg(testdata("cu/sample.cu"))
                 .arg("-o")
                 .arg(&clang_ptx));
@@ -182,17 +164,8 @@ fn plugin_env_clang(
     extra: &[&str],
     out: &Path,
 ) -> (bool, String) {
-    let o = run(Command::new("clang++-19")
-        .args([
-            "-x",
-            "cuda",
-            "--cuda-device-only",
-            "-S",
-            "-O3",
-            "-Wno-unknown-cuda-version",
-        ])
-        .arg(format!("--cuda-gpu-arch={arch}"))
-        .arg(format!("--cuda-path={}", cuda_root().display()))
+    let o = run(device_clang(arch)
+        .args(["-S", "-O3"])
         .arg(format!("-fpass-plugin={}", plugin().display()))
         .args(extra)
         .env("GPUCC_CACHE_OPTIONS", options)
@@ -348,18 +321,8 @@ fn opt_load_pass_plugin_then_llc_every_arch() {
         for arch in ARCHS {
             // Optimized device bitcode from clang, without the plugin.
             let bc = dir.path().join("k.bc");
-            let o = run(Command::new("clang++-19")
-                .args([
-                    "-x",
-                    "cuda",
-                    "--cuda-device-only",
-                    "-emit-llvm",
-                    "-c",
-                    "-O3",
-                    "-Wno-unknown-cuda-version",
-                ])
-                .arg(format!("--cuda-gpu-arch={arch}"))
-                .arg(format!("--cuda-path={}", cuda_root().display()))
+            let o = run(device_clang(arch)
+                .args(["-emit-llvm", "-c", "-O3"])
                 .arg(testdata(kernel))
                 .arg("-o")
                 .arg(&bc));
@@ -421,19 +384,8 @@ fn read_only_loads_keep_nc() {
 fn opt_print_pass_reports_and_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let bc = dir.path().join("k.bc");
-    let o = run(Command::new("clang++-19")
-        .args([
-            "-x",
-            "cuda",
-            "--cuda-device-only",
-            "-emit-llvm",
-            "-c",
-            "-O3",
-            "-Wno-unknown-cuda-version",
-            "-gline-tables-only",
-        ])
-        .arg("--cuda-gpu-arch=sm_90")
-        .arg(format!("--cuda-path={}", cuda_root().display()))
+    let o = run(device_clang("sm_90")
+        .args(["-emit-llvm", "-c", "-O3", "-gline-tables-only"])
         .arg(testdata("cu/sample.cu"))
         .arg("-o")
         .arg(&bc));

@@ -15,17 +15,10 @@ fn compile(file: &str, extra: &[&str]) -> (Value, String) {
     let dir = tempfile::tempdir().unwrap();
     let (json, ptx) = (dir.path().join("r.json"), dir.path().join("k.ptx"));
     let input = testdata(&format!("regress/{file}"));
-    let mut args = vec![
-        input.to_str().unwrap().to_string(),
-        "--cuda-gpu-arch=sm_90".into(),
-        "--cache-report=json".into(),
-        format!("--cache-report-file={}", json.display()),
-        "-o".into(),
-        ptx.to_str().unwrap().into(),
-    ];
-    args.extend(extra.iter().map(|s| s.to_string()));
-    let a: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (ok, _, err) = gpucc(&a);
+    let report_file = format!("--cache-report-file={}", json.display());
+    let mut flags = vec!["--cache-report=json", &report_file];
+    flags.extend_from_slice(extra);
+    let (ok, err) = gpucc_to(&input, "sm_90", &ptx, &flags);
     assert!(ok, "{file}: {err}");
     assert_ptxas_accepts(&ptx, "sm_90");
     let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
@@ -173,17 +166,8 @@ fn pointer_vectors_stay_plain_and_valid() {
 /// Under clang, a bad GPUCC_CACHE_OPTIONS is a compile error, not a crash.
 #[test]
 fn bad_environment_options_under_clang() {
-    let o = run(Command::new("clang++-19")
-        .args([
-            "-x",
-            "cuda",
-            "--cuda-device-only",
-            "-S",
-            "-O3",
-            "--cuda-gpu-arch=sm_90",
-            "-Wno-unknown-cuda-version",
-        ])
-        .arg(format!("--cuda-path={}", cuda_root().display()))
+    let o = run(device_clang("sm_90")
+        .args(["-S", "-O3"])
         .arg(format!("-fpass-plugin={}", plugin().display()))
         .env("GPUCC_CACHE_OPTIONS", "policy=bogus")
         .arg(testdata("cu/sample.cu"))

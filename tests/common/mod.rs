@@ -107,6 +107,36 @@ pub fn transform_ll(path: &Path, mode: Mode, params: &str) -> String {
     module.print_to_string().to_string()
 }
 
+/// `clang++-19` set up for the device side of a CUDA compile for `arch`
+/// against the project's CUDA root; add the output kind, flags and files.
+pub fn device_clang(arch: &str) -> Command {
+    let mut cmd = Command::new("clang++-19");
+    cmd.args([
+        "-x",
+        "cuda",
+        "--cuda-device-only",
+        "-Wno-unknown-cuda-version",
+    ])
+    .arg(format!("--cuda-gpu-arch={arch}"))
+    .arg(format!("--cuda-path={}", cuda_root().display()));
+    cmd
+}
+
+/// Runs the driver on `input` for `arch`, writing `out`, with `extra` flags;
+/// returns (success, stderr).
+pub fn gpucc_to(input: &Path, arch: &str, out: &Path, extra: &[&str]) -> (bool, String) {
+    let mut args = vec![
+        input.to_str().unwrap().to_string(),
+        format!("--cuda-gpu-arch={arch}"),
+        "-o".into(),
+        out.to_str().unwrap().into(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (ok, _, err) = gpucc(&a);
+    (ok, err)
+}
+
 /// Runs the driver with `args`; returns (success, stdout, stderr).
 pub fn gpucc(args: &[&str]) -> (bool, String, String) {
     let out = run(Command::new(driver()).args(args));
