@@ -18,7 +18,6 @@ use std::path::Path;
 use std::process::Command;
 
 use anyhow::{anyhow, bail, Context as _, Result};
-use gpucc_cache_pass::generation::Arch;
 use gpucc_cache_pass::options::{Options, ENV_OPTIONS};
 use gpucc_cache_pass::{is_nvptx, run_on, write_report, Mode, Report, ReportFormat};
 use inkwell::context::Context;
@@ -159,13 +158,15 @@ fn in_process(job: &Job) -> Result<()> {
             if triple.is_empty() { "<no triple>" } else { &triple }
         );
     }
+    let first_line = |e: inkwell::support::LLVMString| {
+        e.to_string()
+            .lines()
+            .next()
+            .unwrap_or("verifier failed")
+            .to_string()
+    };
     if let Err(e) = module.verify() {
-        let msg = e.to_string();
-        bail!(
-            "{} is not valid IR: {}",
-            job.input.display(),
-            msg.lines().next().unwrap_or("verifier failed")
-        );
+        bail!("{} is not valid IR: {}", job.input.display(), first_line(e));
     }
     let outcome = run_on(
         &module,
@@ -178,20 +179,17 @@ fn in_process(job: &Job) -> Result<()> {
     )
     .map_err(|e| anyhow!("{e}"))?;
     if let Err(e) = module.verify() {
-        let msg = e.to_string();
         bail!(
             "internal error: the pass left invalid IR for {} ({}); please report it with the input",
             job.input.display(),
-            msg.lines().next().unwrap_or("verifier failed")
+            first_line(e)
         );
     }
-    let arch = job.arch.or_else(|| {
-        module.get_first_function().and_then(|f| {
-            f.get_string_attribute(inkwell::attributes::AttributeLoc::Function, "target-cpu")
-                .and_then(|a| Arch::parse(a.get_string_value().to_str().ok()?))
-        })
-    });
-    let arch = arch.map_or_else(|| DEFAULT_ARCH.to_string(), |a| a.to_string());
+    // The arch the analysis resolved: the flag, else the module's target-cpu, else clang's default.
+    let arch = outcome
+        .report
+        .as_ref()
+        .map_or_else(|| DEFAULT_ARCH.to_string(), |r| r.arch.clone());
     match job.kind {
         Output::LlvmText => module
             .print_to_file(&job.output)

@@ -64,10 +64,6 @@ impl Module {
         Module(raw)
     }
 
-    pub fn raw(self) -> LLVMModuleRef {
-        self.0
-    }
-
     pub fn triple(self) -> String {
         // SAFETY: valid module; the string is owned by the module.
         unsafe {
@@ -215,16 +211,6 @@ impl Module {
             }
         }
     }
-
-    pub fn print_to_string(self) -> String {
-        // SAFETY: LLVM allocates the string; we copy and free it.
-        unsafe {
-            let s = LLVMPrintModuleToString(self.0);
-            let out = CStr::from_ptr(s).to_string_lossy().into_owned();
-            LLVMDisposeMessage(s);
-            out
-        }
-    }
 }
 
 impl Drop for DataLayout {
@@ -257,10 +243,6 @@ impl Type {
     pub fn kind(self) -> LLVMTypeKind {
         // SAFETY: valid type.
         unsafe { LLVMGetTypeKind(self.0) }
-    }
-
-    pub fn raw(self) -> LLVMTypeRef {
-        self.0
     }
 
     pub fn int_width(self) -> u32 {
@@ -588,18 +570,6 @@ impl Value {
             } else {
                 (LLVMGetDebugLocLine(self.0), LLVMGetDebugLocColumn(self.0))
             }
-        }
-    }
-
-    pub fn debug_file(self) -> Option<String> {
-        // SAFETY: only called on instructions with a debug location.
-        unsafe {
-            if LLVMInstructionGetDebugLoc(self.0).is_null() {
-                return None;
-            }
-            let mut len = 0u32;
-            let p = LLVMGetDebugLocFilename(self.0, &mut len);
-            Some(to_string(p, len as usize)).filter(|s| !s.is_empty())
         }
     }
 
