@@ -19,7 +19,8 @@ use std::process::Command;
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use gpucc_cache_pass::options::{Options, ENV_OPTIONS};
-use gpucc_cache_pass::{is_nvptx, run_on, write_report, Mode, Report, ReportFormat};
+use gpucc_cache_pass::ptx::{self, Strip};
+use gpucc_cache_pass::{is_nvptx, run_on, write_report, Lowering, Mode, Report, ReportFormat};
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
@@ -42,18 +43,7 @@ fn is_ir(input: &Path) -> bool {
 }
 
 pub fn run(job: &Job) -> Result<()> {
-    if job.input.is_dir() {
-        bail!(
-            "input '{}' is a directory; give a .cu, .ll or .bc file",
-            job.input.display()
-        );
-    }
-    if !job.input.is_file() {
-        bail!(
-            "input file '{}' not found; check the path",
-            job.input.display()
-        );
-    }
+    crate::output::check_input(&job.input)?;
     if job.output.is_dir() {
         bail!(
             "output '{}' is a directory; give a file name with -o",
@@ -70,6 +60,12 @@ pub fn run(job: &Job) -> Result<()> {
             "output directory '{}' does not exist; create it or change -o",
             parent.display()
         );
+    }
+    crate::output::check_paths(&job.input, &job.output, job.report_file.as_deref())?;
+    // Clang's route (and ptxas) need TMPDIR, clang for its own intermediates
+    // too; a bad one fails here with a message that names it, not half-way.
+    if !is_ir(&job.input) || job.verify_ptx {
+        crate::output::temp_dir()?;
     }
     if is_ir(&job.input) {
         in_process(job)
@@ -307,8 +303,10 @@ fn through_clang(job: &Job) -> Result<()> {
         );
     }
     let plugin = toolchain::plugin()?;
-    let tmp = tempfile::tempdir()?;
+    let tmp = crate::output::temp_dir()?;
     let report_path = tmp.path().join("report.json");
+    let keyed_ptx = tmp.path().join("keyed.ptx");
+    let ptx = job.kind == Output::Ptx;
     let mut opts = Options {
         report: ReportFormat::Json,
         report_file: Some(report_path.clone()),
@@ -329,7 +327,15 @@ fn through_clang(job: &Job) -> Result<()> {
             cmd.args(["--cuda-device-only", "-c", "-emit-llvm"]);
         }
     }
-    if job.kind != Output::Object && wants_report(job) && !job.debug {
+    if ptx {
+        // Loads stay plain; their decisions ride in debug locations to the
+        // PTX, where `ptx::apply` writes them (design.md §8). Line tables
+        // carry the keys and the report's line:column.
+        opts.lowering = Lowering::Keys;
+        if !job.debug {
+            cmd.arg("-gline-tables-only");
+        }
+    } else if job.kind != Output::Object && wants_report(job) && !job.debug {
         cmd.arg("-gline-tables-only");
         opts.strip_debug = true;
     }
@@ -343,7 +349,8 @@ fn through_clang(job: &Job) -> Result<()> {
     }
     cmd.arg(format!("-fpass-plugin={}", plugin.display()));
     cmd.env(ENV_OPTIONS, opts.to_params());
-    cmd.arg("-o").arg(&job.output).arg(&job.input);
+    let out = if ptx { &keyed_ptx } else { &job.output };
+    cmd.arg("-o").arg(out).arg(&job.input);
     match toolchain::run(&mut cmd, job.verbose)? {
         toolchain::Ended::Ok => {}
         toolchain::Ended::Failed => {
@@ -354,15 +361,54 @@ fn through_clang(job: &Job) -> Result<()> {
             job.input.display()
         ),
     }
-    if job.kind == Output::Ptx && job.verify_ptx {
-        verify_ptx(&cuda.path, &job.output, &arch_name(job), job.verbose)?;
+    let text = std::fs::read_to_string(&report_path).context("the plugin wrote no report")?;
+    let report: Report =
+        serde_json::from_str(&text).context("the plugin's report is not valid JSON")?;
+    if ptx {
+        let keyed = std::fs::read_to_string(&keyed_ptx).context("clang wrote no PTX")?;
+        let strip = if job.debug {
+            Strip::KeysOnly
+        } else {
+            Strip::AllDebugInfo
+        };
+        return finish_ptx(job, &keyed, report, strip);
     }
     if wants_report(job) {
-        let text = std::fs::read_to_string(&report_path).context("the plugin wrote no report")?;
-        let report: Report =
-            serde_json::from_str(&text).context("the plugin's report is not valid JSON")?;
         write_report(&report, job.report, job.report_file.as_deref())
             .map_err(|e| anyhow!("{e}"))?;
     }
     Ok(())
+}
+
+/// From keyed PTX to the user's PTX: operators written, keys removed,
+/// report completed with what the PTX holds. The report is written first,
+/// so that a failure leaves no PTX behind; the PTX is written atomically.
+fn finish_ptx(job: &Job, keyed: &str, mut report: Report, strip: Strip) -> Result<()> {
+    let applied = ptx::apply(keyed, strip)
+        .map_err(|e| anyhow!("cannot read the backend's PTX for {}: {e}", job.input.display()))?;
+    ptx::account(&mut report, &applied);
+    let unaccounted: u32 = report
+        .kernels
+        .iter()
+        .filter_map(|k| k.ptx.as_ref())
+        .map(|p| p.unaccounted)
+        .sum();
+    if unaccounted > 0 {
+        report.warnings.push(format!(
+            "{unaccounted} ld.global in the PTX came from no load the analysis saw; left as clang wrote them"
+        ));
+    }
+    if job.verify_ptx {
+        let cuda = toolchain::cuda(job.cuda_path.as_deref())?.path;
+        let tmp = crate::output::temp_dir()?;
+        let check = tmp.path().join("check.ptx");
+        std::fs::write(&check, &applied.text)?;
+        verify_ptx(&cuda, &check, &applied.target.arch.to_string(), job.verbose)
+            .map_err(|_| anyhow!("ptxas rejected the PTX for {} (its errors are above); no output written", job.input.display()))?;
+    }
+    if wants_report(job) {
+        write_report(&report, job.report, job.report_file.as_deref())
+            .map_err(|e| anyhow!("{e}"))?;
+    }
+    crate::output::write_atomic(&job.output, applied.text.as_bytes())
 }

@@ -11,12 +11,13 @@ use std::collections::HashMap;
 
 use crate::address::{render, render_cond, Context, Expr, Folder, Known, Sreg};
 use crate::evaluate::{block_accesses, sample_blocks, Dominators, Env};
-use crate::generation::Arch;
-use crate::global_loads::{classify, is_read_only};
+use crate::generation::{Arch, AsmOp, CacheOp};
+use crate::global_loads::{is_read_only, reads_constant_table, Read, Skip};
 use crate::ir::{Module, Opcode, Value};
 use crate::kernels::{demangle, find, BlockSource, Kernel};
+use crate::keys::Key;
 use crate::options::{ArgRef, Dim3, Options};
-use crate::policy::{decide, Decision};
+use crate::policy::{decide, Decision, Policy, Verdict};
 use crate::report::{KernelReport, LoadReport, Report, SkippedLoad};
 use crate::traffic::{block_traffic, mean};
 
@@ -33,6 +34,8 @@ const MAX_PATTERN: usize = 200;
 #[derive(Clone, Copy, Debug)]
 pub struct Decided {
     pub load: Value,
+    /// The operator the asm lowering writes (`None`: the load stays plain).
+    pub op: Option<AsmOp>,
     pub kernel: usize,
     pub entry: usize,
 }
@@ -42,6 +45,9 @@ pub struct Analysis {
     /// The function of each `report.kernels` entry, in the same order.
     pub kernel_functions: Vec<Value>,
     pub decided: Vec<Decided>,
+    /// Every read of every analysed function with its key (decided,
+    /// defaulted and left alone alike), for `lower::write_keys`.
+    pub keyed: Vec<(Value, Key)>,
     pub arch: Arch,
 }
 
@@ -65,6 +71,26 @@ pub fn resolve_arch(module: Module, opts: &Options, warnings: &mut Vec<String>) 
     }
 }
 
+/// An `arch=` option must agree with the module's `target-cpu`: the backend
+/// writes code for the module's CPU, so decisions for another one would be
+/// wrong.
+pub fn check_arch(module: Module, opts: &Options) -> Result<(), crate::Error> {
+    let Some(asked) = opts.arch else {
+        return Ok(());
+    };
+    let cpu = module
+        .functions()
+        .into_iter()
+        .find_map(|f| f.string_attribute("target-cpu"));
+    match cpu.as_deref().and_then(Arch::parse) {
+        Some(m) if m != asked => Err(crate::Error::ArchMismatch {
+            option: asked.to_string(),
+            module: m.to_string(),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// The PTX ISA version the module's functions ask for (`+ptx85` → 85).
 pub fn ptx_version(module: Module) -> Option<u32> {
     module.functions().into_iter().find_map(|f| {
@@ -76,23 +102,29 @@ pub fn ptx_version(module: Module) -> Option<u32> {
     })
 }
 
-/// Operator spelling recorded for a decision on `arch` at PTX ISA `ptx`.
-/// A read-only load that bypasses on sm_70+ keeps the non-coherent path the
-/// backend would have given it (`ld.global.nc.L1::no_allocate`).
-pub fn operator_for(decision: Decision, arch: Arch, ptx: Option<u32>, read_only: bool) -> String {
-    match decision {
-        Decision::Cache => arch
-            .cache_operator()
-            .map_or("ld.global".into(), |op| format!("ld.global.{op}")),
-        Decision::Bypass => {
-            let op = arch.bypass_operator(ptx);
-            if read_only && op == "L1::no_allocate" {
-                format!("ld.global.nc.{op}")
-            } else {
-                format!("ld.global.{op}")
-            }
-        }
-        Decision::Default => "ld.global".into(),
+/// The operator a decision needs on `arch` at PTX ISA `ptx`, or `None`
+/// when the load stays as the backend writes it. A read-only load keeps its
+/// non-coherent path: from sm_70 it may bypass as
+/// `ld.global.nc.L1::no_allocate`; before sm_70 it is never changed (`.nc`
+/// is the only way it reaches the read-only cache there).
+pub fn operator_for(decision: Decision, arch: Arch, ptx: u32, read_only: bool) -> Option<AsmOp> {
+    let op = match decision {
+        Decision::Cache => arch.cache_op()?,
+        Decision::Bypass => arch.bypass_op(ptx),
+        Decision::Default => return None,
+    };
+    if read_only && (!arch.is_sectored() || !op.fits_non_coherent()) {
+        return None;
+    }
+    Some(AsmOp { nc: read_only, op })
+}
+
+/// How the report spells an operator choice.
+fn operator_text(op: Option<AsmOp>, read_only: bool) -> String {
+    match op {
+        Some(op) => op.spelling(),
+        None if read_only => "ld.global.nc".into(),
+        None => "ld.global".into(),
     }
 }
 
@@ -185,12 +217,13 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
     let l1_bytes = opts
         .l1_bytes
         .unwrap_or_else(|| arch.default_l1_bytes(model));
-    let ptx = ptx_version(module);
-    if arch.is_sectored() && arch.bypass_operator(ptx) == "cg" {
+    // The version llc will write: the module's request or the CPU's minimum.
+    let ptx = arch.emitted_ptx_version(ptx_version(module));
+    if arch.is_sectored() && arch.bypass_op(ptx) == CacheOp::Cg {
         warnings.push(format!(
             "the module targets PTX ISA {}.{}, below the 7.4 that .L1::no_allocate needs; bypassing with .cg (a strong load)",
-            ptx.unwrap_or(0) / 10,
-            ptx.unwrap_or(0) % 10
+            ptx / 10,
+            ptx % 10
         ));
     }
     let layout = module.data_layout();
@@ -207,6 +240,8 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
         warnings: Vec::new(),
     };
     let mut decided = Vec::new();
+    let mut keyed = Vec::new();
+    let mut next_key = 0u32;
     let mut kernel_functions = Vec::new();
     if kernels.is_empty() {
         warnings.push(
@@ -236,10 +271,10 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
         }
     }
     for unit in units(module, &kernels, opts) {
-        let loads: Vec<Value> = unit
+        let loads: Vec<Read> = unit
             .function
             .instructions()
-            .filter(|i| i.opcode() == Some(Opcode::LLVMLoad))
+            .filter_map(|i| Read::of(i, &layout))
             .collect();
         if loads.is_empty() && !unit.is_kernel {
             continue;
@@ -287,28 +322,39 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
             sampled_blocks: blocks.len() as u32,
             loads: Vec::new(),
             skipped: Vec::new(),
+            ptx: None,
         };
-        for load in loads {
+        for read in loads {
+            let load = read.inst;
             let (line, column) = load.debug_line_col();
-            if let Err(why) = classify(load, &kernel_fns, opts.rdc) {
+            let key = next_key;
+            next_key += 1;
+            let skip = read.classify(&kernel_fns, opts.whole_program).err();
+            let skip = skip.or_else(|| read.bytes.is_none().then_some(Skip::Unsized));
+            if let Some(why) = skip {
+                keyed.push((
+                    load,
+                    Key {
+                        id: key,
+                        decision: Decision::Default,
+                    },
+                ));
                 kr.skipped.push(SkippedLoad {
                     line,
                     column,
                     why: why.to_string(),
+                    key: Some(key),
+                    ptx_loads: None,
                 });
                 continue;
             }
-            let ty = load.ty();
-            if !ty.is_sized() {
-                kr.skipped.push(SkippedLoad {
-                    line,
-                    column,
-                    why: "unsized type".into(),
-                });
-                continue;
-            }
-            let bytes = layout.store_size(ty);
-            let address = folder.fold(load.operand(0));
+            let bytes = read.bytes.unwrap_or(0);
+            let ty_text = if read.is_copy {
+                format!("copy of {bytes} B")
+            } else {
+                load.ty().print()
+            };
+            let address = folder.fold(read.ptr);
             let guards = doms.guards(load.parent_block(), &mut folder);
             let samples: Vec<_> = blocks
                 .iter()
@@ -319,8 +365,24 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
                 .map(|acc| block_traffic(&acc, bytes, model))
                 .collect();
             let traffic = mean(&samples);
-            let verdict = decide(opts.policy, &traffic, l1_bytes);
+            let mut verdict = decide(opts.policy, &traffic, l1_bytes);
             let mut notes = Vec::new();
+            if traffic.active_threads == 0 && opts.policy != Policy::Off {
+                // No evidence: no verdict (the target's default stays).
+                verdict = Verdict {
+                    decision: Decision::Default,
+                    reason: format!(
+                        "no evaluated thread executes it (in {} sampled block{}); left at the default",
+                        blocks.len(),
+                        if blocks.len() == 1 { "" } else { "s" }
+                    ),
+                };
+            } else if reads_constant_table(read.ptr) && opts.policy != Policy::Off {
+                verdict = Verdict {
+                    decision: Decision::Default,
+                    reason: "read-only table in constant global memory, shared by all threads: kept on the cached read-only path".into(),
+                };
+            }
             let missing: Vec<String> = address
                 .args()
                 .into_iter()
@@ -367,6 +429,8 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
                     ));
                 }
             }
+            let read_only = !read.is_copy && is_read_only(load, &kernel_fns, invariant_kind);
+            let op = operator_for(verdict.decision, arch, ptx, read_only);
             let mut pattern = if matches!(&*address, Expr::Unknown(_)) {
                 "?".to_string()
             } else {
@@ -378,7 +442,7 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
             kr.loads.push(LoadReport {
                 line,
                 column,
-                ty: ty.print(),
+                ty: ty_text,
                 bytes,
                 pattern,
                 guards: guard_text,
@@ -388,19 +452,24 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
                 traffic_on_bytes: traffic.on_bytes,
                 traffic_off_bytes: traffic.off_bytes,
                 decision: verdict.decision.name().into(),
-                operator: operator_for(
-                    verdict.decision,
-                    arch,
-                    ptx,
-                    is_read_only(load, &kernel_fns, invariant_kind),
-                ),
+                operator: operator_text(op, read_only),
                 reason: verdict.reason,
                 lowered: false,
                 notes,
+                key: Some(key),
+                ptx_loads: None,
             });
-            if verdict.decision != Decision::Default {
+            keyed.push((
+                load,
+                Key {
+                    id: key,
+                    decision: verdict.decision,
+                },
+            ));
+            if verdict.decision != Decision::Default && !read.is_copy {
                 decided.push(Decided {
                     load,
+                    op,
                     kernel: report.kernels.len(),
                     entry: kr.loads.len() - 1,
                 });
@@ -414,6 +483,7 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
         report,
         kernel_functions,
         decided,
+        keyed,
         arch,
     }
 }

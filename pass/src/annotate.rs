@@ -20,6 +20,23 @@ pub const LOAD_KIND: &str = "gpucc.cache";
 pub const HINT_KIND: &str = "mem.cache_hint";
 pub const MODULE_RECORD: &str = "gpucc.cache.module";
 pub const KERNEL_RECORD: &str = "gpucc.cache.kernels";
+/// Named metadata saying that gpucc-cache already ran on the module.
+pub const PROCESSED_RECORD: &str = "gpucc.cache.processed";
+
+/// Records that gpucc-cache ran on the module; returns whether it was new.
+pub fn mark_processed(module: Module) -> bool {
+    if is_processed(module) {
+        return false;
+    }
+    let node = module.md_node(&[module.md_string(env!("CARGO_PKG_VERSION"))]);
+    module.add_named_metadata(PROCESSED_RECORD, node);
+    true
+}
+
+/// Whether an earlier gpucc-cache run already decided this module.
+pub fn is_processed(module: Module) -> bool {
+    !module.named_metadata(PROCESSED_RECORD).is_empty()
+}
 
 fn pairs(m: Module, items: &[(&str, Metadata)]) -> Vec<Metadata> {
     items

@@ -18,6 +18,8 @@ pub enum Error {
     WrongTarget { triple: String },
     /// The report file could not be written.
     Report { path: String, reason: String },
+    /// `arch=` names another GPU than the module's `target-cpu`.
+    ArchMismatch { option: String, module: String },
 }
 
 impl fmt::Display for Error {
@@ -29,13 +31,18 @@ impl fmt::Display for Error {
             Error::UnknownOption { option } => write!(
                 f,
                 "unknown gpucc-cache option '{option}': known options are policy, block, grid, arch, \
-                 model, l1, arg, sample-blocks, report, report-file, strip-debug, discard-names, rdc"
+                 model, l1, arg, sample-blocks, report, report-file, strip-debug, discard-names, whole-program, rdc, lower"
             ),
             Error::WrongTarget { triple } => write!(
                 f,
                 "module targets '{}', not NVPTX: gpucc-cache works on device-side modules \
                  (triple nvptx64-nvidia-cuda); compile the device side, e.g. clang --cuda-device-only",
                 if triple.is_empty() { "<no triple>" } else { triple }
+            ),
+            Error::ArchMismatch { option, module } => write!(
+                f,
+                "arch={option} contradicts the module's target-cpu {module}: the backend will write code for \
+                 {module}; drop arch= or compile the module for {option}"
             ),
             Error::Report { path, reason } => {
                 write!(f, "cannot write the cache report to '{path}': {reason}; pick a writable path")

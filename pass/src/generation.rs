@@ -141,25 +141,98 @@ impl Arch {
         "+ptx85"
     }
 
-    /// Operator spelling for a load that goes through L1, or `None` when the
-    /// plain `ld.global` already means that on this generation.
-    pub fn cache_operator(self) -> Option<&'static str> {
-        if self.is_sectored() {
-            None
-        } else {
-            Some("ca")
+    /// The PTX ISA version LLVM 19's NVPTX backend emits for this CPU when
+    /// the module's `target-features` name none: the minimum of the CPU's
+    /// processor definition (NVPTX.td; read from `llc-19 -mcpu=sm_XX`'s
+    /// `.version` line on an empty module).
+    pub fn min_ptx_version(self) -> u32 {
+        match (self.sm, self.arch_specific) {
+            (90, true) => 80,
+            (50, _) => 40,
+            (52, _) => 41,
+            (53, _) => 42,
+            (60..=62, _) => 50,
+            (70, _) => 60,
+            (72, _) => 61,
+            (75, _) => 63,
+            (80, _) => 70,
+            (86, _) => 71,
+            (87, _) => 74,
+            _ => 78,
         }
     }
 
-    /// Operator spelling for a load that skips L1, for a module at PTX ISA
-    /// version `ptx` (e.g. 85 for 8.5; `None`: unknown, assume current).
-    /// `.L1::no_allocate` needs PTX ISA 7.4.
-    pub fn bypass_operator(self, ptx: Option<u32>) -> &'static str {
-        if self.is_sectored() && ptx.is_none_or(|v| v >= 74) {
-            "L1::no_allocate"
+    /// The PTX ISA version the backend will write for a module whose
+    /// `target-features` ask for `requested` (`+ptx85` → 85): the larger of
+    /// the request and the CPU's minimum.
+    pub fn emitted_ptx_version(self, requested: Option<u32>) -> u32 {
+        requested.unwrap_or(0).max(self.min_ptx_version())
+    }
+
+    /// The operator that makes a load go through L1, or `None` when the
+    /// plain `ld.global` already does on this generation.
+    pub fn cache_op(self) -> Option<CacheOp> {
+        if self.is_sectored() {
+            None
         } else {
-            "cg"
+            Some(CacheOp::Ca)
         }
+    }
+
+    /// The operator that makes a load skip L1 in PTX ISA version `ptx`
+    /// (85 for 8.5). `.L1::no_allocate` needs PTX ISA 7.4 (PTX ISA, `ld`).
+    pub fn bypass_op(self, ptx: u32) -> CacheOp {
+        if self.is_sectored() && ptx >= 74 {
+            CacheOp::NoAllocate
+        } else {
+            CacheOp::Cg
+        }
+    }
+
+    /// Spelling of `cache_op` for reports (`None`: the plain load).
+    pub fn cache_operator(self) -> Option<&'static str> {
+        self.cache_op().map(CacheOp::spelling)
+    }
+
+    /// Spelling of `bypass_op` for a module at PTX ISA `ptx` (`None`: current).
+    pub fn bypass_operator(self, ptx: Option<u32>) -> &'static str {
+        self.bypass_op(ptx.unwrap_or(u32::MAX)).spelling()
+    }
+}
+
+/// A cache operator of PTX `ld.global` that gpucc-cache writes. The only
+/// place where these are spelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CacheOp {
+    /// `.ca`: cache at all levels (L1 and L2).
+    Ca,
+    /// `.cg`: cache in L2 only (a strong load on sm_70+).
+    Cg,
+    /// `.L1::no_allocate` (PTX 7.4, sm_70+): a weak load that does not
+    /// allocate in L1.
+    NoAllocate,
+}
+
+impl CacheOp {
+    pub fn spelling(self) -> &'static str {
+        match self {
+            CacheOp::Ca => "ca",
+            CacheOp::Cg => "cg",
+            CacheOp::NoAllocate => "L1::no_allocate",
+        }
+    }
+
+    /// The reverse of `spelling`; anything else is not ours.
+    pub fn parse(s: &str) -> Option<CacheOp> {
+        [CacheOp::Ca, CacheOp::Cg, CacheOp::NoAllocate]
+            .into_iter()
+            .find(|op| op.spelling() == s)
+    }
+
+    /// Whether the operator may follow `.nc` (PTX ISA, `ld.global.nc`:
+    /// eviction priorities after `.nc`; `.ca`/`.cg` would change the path).
+    pub fn fits_non_coherent(self) -> bool {
+        self == CacheOp::NoAllocate
     }
 }
 
@@ -171,6 +244,42 @@ impl fmt::Display for Arch {
             self.sm,
             if self.arch_specific { "a" } else { "" }
         )
+    }
+}
+
+/// The operator a lowered load is written with: a cache operator, after
+/// `.nc` for loads the backend reads through the non-coherent path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AsmOp {
+    pub nc: bool,
+    pub op: CacheOp,
+}
+
+impl AsmOp {
+    /// The PTX suffix after `ld.global.`.
+    pub fn suffix(self) -> String {
+        if self.nc {
+            format!("nc.{}", self.op.spelling())
+        } else {
+            self.op.spelling().to_string()
+        }
+    }
+
+    /// The whole opcode prefix, as reports and metadata spell it.
+    pub fn spelling(self) -> String {
+        format!("ld.global.{}", self.suffix())
+    }
+
+    /// Parses a report/metadata operator (`ld.global.cg`,
+    /// `ld.global.nc.L1::no_allocate`); anything else is not ours and `None`.
+    pub fn parse(operator: &str) -> Option<AsmOp> {
+        let rest = operator.strip_prefix("ld.global.")?;
+        let (nc, rest) = match rest.strip_prefix("nc.") {
+            Some(r) => (true, r),
+            None => (false, rest),
+        };
+        let op = CacheOp::parse(rest)?;
+        (!nc || op.fits_non_coherent()).then_some(AsmOp { nc, op })
     }
 }
 
@@ -201,5 +310,20 @@ mod tests {
         assert_eq!(maxwell.default_model(), Model::Fermi);
         assert_eq!(hopper.default_l1_bytes(Model::Sectored), 28 * 1024);
         assert_eq!(hopper.default_l1_bytes(Model::Fermi), 16 * 1024);
+    }
+
+    #[test]
+    fn emitted_ptx_follows_the_cpu_minimum() {
+        let volta = Arch::parse("sm_70").unwrap();
+        // llc-19 -mcpu=sm_70 on a module without +ptx features writes .version 6.0.
+        assert_eq!(volta.emitted_ptx_version(None), 60);
+        assert_eq!(
+            volta.bypass_op(volta.emitted_ptx_version(None)),
+            CacheOp::Cg
+        );
+        assert_eq!(volta.emitted_ptx_version(Some(85)), 85);
+        assert_eq!(Arch::parse("sm_90a").unwrap().min_ptx_version(), 80);
+        assert_eq!(CacheOp::parse("L1::no_allocate"), Some(CacheOp::NoAllocate));
+        assert_eq!(CacheOp::parse("bogus"), None);
     }
 }

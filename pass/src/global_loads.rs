@@ -24,6 +24,8 @@ pub enum Skip {
     Atomic,
     Space(&'static str),
     NotProvablyGlobal,
+    RuntimeLength,
+    Unsized,
 }
 
 impl std::fmt::Display for Skip {
@@ -33,6 +35,8 @@ impl std::fmt::Display for Skip {
             Skip::Atomic => f.write_str("atomic"),
             Skip::Space(s) => write!(f, "{s} memory"),
             Skip::NotProvablyGlobal => f.write_str("generic pointer not provably global"),
+            Skip::RuntimeLength => f.write_str("copy of a runtime length"),
+            Skip::Unsized => f.write_str("unsized type"),
         }
     }
 }
@@ -48,15 +52,22 @@ fn space_name(addrspace: u32) -> &'static str {
     }
 }
 
-/// Whether a load is one gpucc-cache decides; `kernels` are the module's kernels.
-pub fn classify(load: Value, kernels: &[Value], rdc: bool) -> Result<(), Skip> {
+/// Whether a load is one gpucc-cache decides; `kernels` are the module's
+/// kernels; `whole_program`: no other translation unit calls this module's
+/// functions.
+pub fn classify(load: Value, kernels: &[Value], whole_program: bool) -> Result<(), Skip> {
     if load.is_volatile() {
         return Err(Skip::Volatile);
     }
     if load.is_atomic() {
         return Err(Skip::Atomic);
     }
-    let ptr = load.operand(0);
+    classify_pointer(load.operand(0), kernels, whole_program)
+}
+
+/// Whether memory read through `ptr` is provably global.
+pub fn classify_pointer(ptr: Value, kernels: &[Value], whole_program: bool) -> Result<(), Skip> {
+    let rdc = !whole_program;
     let space = ptr.ty().address_space();
     match space {
         GLOBAL => Ok(()),
@@ -172,4 +183,74 @@ fn points_to_global(start: Value, kernels: &[Value], rdc: bool) -> bool {
         }
         v.ty().is_pointer() && v.ty().address_space() == GLOBAL
     })
+}
+
+/// Whether every origin of `ptr` is a constant global variable: a read-only
+/// table shared by all threads (libdevice's `__cudart_sin_cos_coeffs`,
+/// `__cudart_i2opi_d`, a user's `const __device__` array). clang reads these
+/// with `ld.global.nc`; they stay cached.
+pub fn reads_constant_table(ptr: Value) -> bool {
+    all_origins(ptr, |v, _| v.is_global_variable() && v.is_global_constant())
+}
+
+/// An instruction that reads memory the backend may turn into `ld.global`:
+/// a load, or an aggregate copy (`llvm.memcpy`/`llvm.memmove`, which clang
+/// writes for `float4` and struct assignments and the backend expands into
+/// loads after every IR pass has run).
+#[derive(Clone, Copy, Debug)]
+pub struct Read {
+    pub inst: Value,
+    /// The address read from.
+    pub ptr: Value,
+    /// Bytes each execution reads at `ptr` (`None`: a copy of runtime length).
+    pub bytes: Option<u64>,
+    pub is_copy: bool,
+}
+
+impl Read {
+    /// The read `inst` performs, if it is a load or an aggregate copy.
+    pub fn of(inst: Value, layout: &crate::ir::DataLayout) -> Option<Read> {
+        match inst.opcode()? {
+            Opcode::LLVMLoad => {
+                let ty = inst.ty();
+                Some(Read {
+                    inst,
+                    ptr: inst.operand(0),
+                    bytes: ty.is_sized().then(|| layout.store_size(ty)),
+                    is_copy: false,
+                })
+            }
+            Opcode::LLVMCall => {
+                let name = inst.called_value().intrinsic_name()?;
+                let copy = ["llvm.memcpy.", "llvm.memmove.", "llvm.memcpy.inline."]
+                    .iter()
+                    .any(|p| name.starts_with(p));
+                copy.then(|| Read {
+                    inst,
+                    ptr: inst.operand(1),
+                    bytes: inst
+                        .operand(2)
+                        .const_int()
+                        .and_then(|n| u64::try_from(n).ok()),
+                    is_copy: true,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether gpucc-cache decides this read, or why not.
+    pub fn classify(&self, kernels: &[Value], whole_program: bool) -> Result<(), Skip> {
+        if !self.is_copy {
+            return classify(self.inst, kernels, whole_program);
+        }
+        // The copy's last argument is its volatile flag.
+        if self.inst.operand(3).const_int().unwrap_or(1) != 0 {
+            return Err(Skip::Volatile);
+        }
+        if self.bytes.is_none() {
+            return Err(Skip::RuntimeLength);
+        }
+        classify_pointer(self.ptr, kernels, whole_program)
+    }
 }

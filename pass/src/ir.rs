@@ -11,9 +11,7 @@
 use std::ffi::{CStr, CString};
 
 use llvm_sys::core::*;
-use llvm_sys::debuginfo::{
-    LLVMInstructionGetDebugLoc, LLVMInstructionSetDebugLoc, LLVMStripModuleDebugInfo,
-};
+use llvm_sys::debuginfo::*;
 use llvm_sys::prelude::*;
 use llvm_sys::target::*;
 use llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMTypeKind};
@@ -190,6 +188,88 @@ impl Module {
         unsafe {
             LLVMStripModuleDebugInfo(self.0);
         }
+    }
+
+    /// Gives every defined function in `functions` that has no debug
+    /// subprogram one, in a compile unit of its own (file
+    /// `gpucc-cache-keys`), so that its instructions can carry key
+    /// locations. Returns whether anything was added.
+    pub fn ensure_subprograms(self, functions: &[Value]) -> bool {
+        let missing: Vec<Value> = functions
+            .iter()
+            .copied()
+            .filter(|f| !f.is_declaration() && f.subprogram().is_null())
+            .collect();
+        if missing.is_empty() {
+            return false;
+        }
+        // SAFETY: a DIBuilder over this live module, finalized and disposed here.
+        unsafe {
+            if LLVMGetModuleDebugMetadataVersion(self.0) == 0 {
+                let version = LLVMConstInt(
+                    LLVMInt32TypeInContext(self.context()),
+                    LLVMDebugMetadataVersion() as u64,
+                    0,
+                );
+                let key = "Debug Info Version";
+                LLVMAddModuleFlag(
+                    self.0,
+                    llvm_sys::LLVMModuleFlagBehavior::LLVMModuleFlagBehaviorWarning,
+                    key.as_ptr() as *const _,
+                    key.len(),
+                    LLVMValueAsMetadata(version),
+                );
+            }
+            let di = LLVMCreateDIBuilder(self.0);
+            let name = "gpucc-cache-keys";
+            let file =
+                LLVMDIBuilderCreateFile(di, name.as_ptr() as *const _, name.len(), c"".as_ptr(), 0);
+            let unit = LLVMDIBuilderCreateCompileUnit(
+                di,
+                LLVMDWARFSourceLanguage::LLVMDWARFSourceLanguageC_plus_plus,
+                file,
+                name.as_ptr() as *const _,
+                name.len(),
+                1,
+                c"".as_ptr(),
+                0,
+                0,
+                c"".as_ptr(),
+                0,
+                LLVMDWARFEmissionKind::LLVMDWARFEmissionKindLineTablesOnly,
+                0,
+                0,
+                0,
+                c"".as_ptr(),
+                0,
+                c"".as_ptr(),
+                0,
+            );
+            let ty = LLVMDIBuilderCreateSubroutineType(di, file, std::ptr::null_mut(), 0, 0);
+            for f in missing {
+                let fname = f.name();
+                let sp = LLVMDIBuilderCreateFunction(
+                    di,
+                    unit,
+                    fname.as_ptr() as *const _,
+                    fname.len(),
+                    fname.as_ptr() as *const _,
+                    fname.len(),
+                    file,
+                    1,
+                    ty,
+                    0,
+                    1,
+                    1,
+                    0,
+                    1,
+                );
+                LLVMSetSubprogram(f.0, sp);
+            }
+            LLVMDIBuilderFinalize(di);
+            LLVMDisposeDIBuilder(di);
+        }
+        true
     }
 
     /// Clears the names of arguments, blocks and instructions, as clang
@@ -571,6 +651,42 @@ impl Value {
                 (LLVMGetDebugLocLine(self.0), LLVMGetDebugLocColumn(self.0))
             }
         }
+    }
+
+    /// The function's debug subprogram (null when it has none).
+    pub fn subprogram(self) -> LLVMMetadataRef {
+        // SAFETY: only called on functions.
+        unsafe { LLVMGetSubprogram(self.0) }
+    }
+
+    /// Whether the instruction has a debug location.
+    pub fn has_debug_loc(self) -> bool {
+        // SAFETY: only called on instructions.
+        unsafe { !LLVMInstructionGetDebugLoc(self.0).is_null() }
+    }
+
+    /// Moves the instruction's debug location to `line`, column 0, keeping
+    /// its scope and inlined-at chain (or, without a location, in the
+    /// function's subprogram). Debug locations never change generated code.
+    /// Returns false when there is no scope to put it in.
+    pub fn set_debug_line(self, line: u32) -> bool {
+        // SAFETY: only called on instructions of a live module.
+        unsafe {
+            let loc = LLVMInstructionGetDebugLoc(self.0);
+            let (scope, inlined) = if loc.is_null() {
+                let sp = self.parent_function().subprogram();
+                (sp, std::ptr::null_mut())
+            } else {
+                (LLVMDILocationGetScope(loc), LLVMDILocationGetInlinedAt(loc))
+            };
+            if scope.is_null() {
+                return false;
+            }
+            let ctx = LLVMGetTypeContext(LLVMTypeOf(self.0));
+            let new = LLVMDIBuilderCreateDebugLocation(ctx, line, 0, scope, inlined);
+            LLVMInstructionSetDebugLoc(self.0, new);
+        }
+        true
     }
 
     /// Operands of a metadata node value (from `named_metadata`).

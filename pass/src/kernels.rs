@@ -1,8 +1,9 @@
 //! Which functions are kernels, and the block size each one is launched with.
 //!
-//! A kernel is a function listed in `!nvvm.annotations` with `"kernel"`
-//! (clang 19, NVVM IR) or one with the `ptx_kernel` calling convention
-//! (newer producers). Block size: the user's, else `reqntid`, else
+//! A kernel is what LLVM 19's NVPTX backend emits as `.entry`: a function
+//! whose first `!nvvm.annotations` `"kernel"` entry is 1 (clang 19, NVVM
+//! IR), or, without such an entry, one with the `ptx_kernel` calling
+//! convention (newer producers). Block size: the user's, else `reqntid`, else
 //! `maxntid` (`__launch_bounds__`), else a stated default.
 
 use crate::ir::{Module, Value};
@@ -40,7 +41,8 @@ pub struct Kernel {
 
 #[derive(Default)]
 struct Bounds {
-    kernel: bool,
+    /// The first `"kernel"` annotation's value, as LLVM 19 reads it.
+    kernel: Option<bool>,
     reqntid: [Option<u32>; 3],
     maxntid: [Option<u32>; 3],
 }
@@ -96,8 +98,8 @@ pub fn find(module: Module) -> Vec<Kernel> {
                 "z" => Some(2),
                 _ => None,
             };
-            if key == "kernel" && val == 1 {
-                b.kernel = true;
+            if key == "kernel" {
+                b.kernel.get_or_insert(val == 1);
             } else if let Some(a) = key.strip_prefix("reqntid").and_then(axis) {
                 b.reqntid[a] = u32::try_from(val).ok();
             } else if let Some(a) = key.strip_prefix("maxntid").and_then(axis) {
@@ -111,7 +113,12 @@ pub fn find(module: Module) -> Vec<Kernel> {
         .filter(|f| !f.is_declaration())
         .filter_map(|f| {
             let b = bounds.iter().find(|(g, _)| *g == f).map(|(_, b)| b);
-            let is_kernel = b.is_some_and(|b| b.kernel) || f.calling_conv() == PTX_KERNEL_CC;
+            // LLVM 19 (NVPTXUtilities isKernelFunction): an annotation
+            // decides when there is one, even `"kernel", i32 0` on a
+            // ptx_kernel function; only without it does the convention count.
+            let is_kernel = b
+                .and_then(|b| b.kernel)
+                .unwrap_or(f.calling_conv() == PTX_KERNEL_CC);
             is_kernel.then(|| Kernel {
                 function: f,
                 reqntid: b

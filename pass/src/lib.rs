@@ -19,15 +19,17 @@ pub mod generation;
 pub mod global_loads;
 pub mod ir;
 pub mod kernels;
+pub mod keys;
 pub mod lower;
 pub mod options;
 pub mod plugin;
 pub mod policy;
+pub mod ptx;
 pub mod report;
 pub mod traffic;
 
 pub use error::Error;
-pub use options::{Options, ReportFormat};
+pub use options::{Lowering, Options, ReportFormat};
 pub use report::Report;
 
 use policy::Policy;
@@ -65,15 +67,24 @@ pub fn run(module: ir::Module, mode: Mode, opts: &Options) -> Result<Outcome, Er
     if !is_nvptx(&triple) {
         return Err(Error::WrongTarget { triple });
     }
+    analysis::check_arch(module, opts)?;
     let mut changed = false;
+    if mode != Mode::Print {
+        // An explicit pipeline's result is final: the optimizer-last hook
+        // skips a module that carries this record (`plugin`).
+        changed |= annotate::mark_processed(module);
+    }
     if mode == Mode::Lower {
+        let kernels: Vec<ir::Value> = kernels::find(module).iter().map(|k| k.function).collect();
+        let plan = lower::annotated_plan(module, &kernels, opts.whole_program);
         return Ok(Outcome {
-            changed: !lower::lower(module).is_empty(),
+            changed: !lower::lower(module, &plan).is_empty() || changed,
             report: None,
         });
     }
     let transform = matches!(mode, Mode::Full | Mode::Annotate) && opts.policy != Policy::Off;
-    if mode == Mode::Full && transform {
+    let keys = mode == Mode::Full && opts.lowering == Lowering::Keys;
+    if mode == Mode::Full && transform && !keys {
         // The backend merges adjacent loads into v2/v4 loads; inline asm would
         // hide them from it, so merge first, with the target's cost model.
         let arch = analysis::resolve_arch(module, opts, &mut Vec::new());
@@ -82,12 +93,21 @@ pub fn run(module: ir::Module, mode: Mode, opts: &Options) -> Result<Outcome, Er
         }
     }
     let mut analysis = analysis::analyze(module, opts);
-    if transform {
+    if keys {
+        // Every load stays as it is; only debug locations move.
+        lower::write_keys(module, &analysis.keyed);
+        changed = true;
+    } else if transform {
         changed |= annotate::annotate(module, &analysis);
         plugin::emit_remarks(&analysis);
     }
-    if mode == Mode::Full && transform {
-        let outcomes = lower::lower(module);
+    if mode == Mode::Full && transform && !keys {
+        let plan: Vec<_> = analysis
+            .decided
+            .iter()
+            .filter_map(|d| Some((d.load, d.op?)))
+            .collect();
+        let outcomes = lower::lower(module, &plan);
         for d in &analysis.decided {
             let entry = &mut analysis.report.kernels[d.kernel].loads[d.entry];
             match outcomes.get(&d.load) {

@@ -19,6 +19,8 @@ use std::collections::HashMap;
 use llvm_sys::LLVMTypeKind;
 
 use crate::annotate::LOAD_KIND;
+use crate::generation::AsmOp;
+use crate::keys::{Key, NEUTRAL_LINE};
 
 /// Metadata on a decided load the lowering had to leave plain, with the reason.
 pub const UNLOWERED_KIND: &str = "gpucc.cache.unlowered";
@@ -187,16 +189,15 @@ fn asm_text(op: &str, s: &Shape) -> (String, String) {
     (asm, cons.join(","))
 }
 
-/// The operator suffix recorded in a load's `!gpucc.cache` node, if it
-/// differs from the plain load (`ld.global.cg` → `cg`).
-fn recorded_operator(load: Value, kind: u32) -> Option<String> {
+/// The operator recorded in a load's `!gpucc.cache` node, if it is one
+/// gpucc-cache writes (`gpucc-cache-lower` on a module annotated earlier).
+fn recorded_operator(load: Value, kind: u32) -> Option<AsmOp> {
     let node = load.metadata(kind)?;
     let ops = node.md_operands();
     let i = ops
         .iter()
         .position(|o| o.md_string().as_deref() == Some("operator"))?;
-    let op = ops.get(i + 1)?.md_string()?;
-    op.strip_prefix("ld.global.").map(str::to_string)
+    AsmOp::parse(&ops.get(i + 1)?.md_string()?)
 }
 
 /// What happened to each annotated load: `Ok(())` lowered, `Err(why)` left plain.
@@ -206,7 +207,7 @@ fn lower_one(
     module: Module,
     layout: &DataLayout,
     load: Value,
-    op: &str,
+    op: AsmOp,
     kind: u32,
 ) -> Result<(), String> {
     let ty = load.ty();
@@ -233,7 +234,7 @@ fn lower_one(
         'd' => crate::ir::double_type(module),
         _ => b.int_type(s.reg.bits),
     };
-    let (asm, constraints) = asm_text(op, &s);
+    let (asm, constraints) = asm_text(&op.suffix(), &s);
     let ret = if s.lanes == 1 {
         reg_ty
     } else {
@@ -278,37 +279,79 @@ fn lower_one(
     Ok(())
 }
 
-/// Lowers every annotated load in the module. Loads without `!gpucc.cache`,
-/// or whose operator is the plain load, are not touched.
-pub fn lower(module: Module) -> Outcomes {
+/// Lowers each load of `plan` (this run's decisions, typed) to inline asm.
+pub fn lower(module: Module, plan: &[(Value, AsmOp)]) -> Outcomes {
     let kind = module.md_kind(LOAD_KIND);
     let layout = module.data_layout();
     let mut out = HashMap::new();
+    for &(load, op) in plan {
+        // Never volatile or atomic.
+        if load.opcode() != Some(Opcode::LLVMLoad) || load.is_volatile() || load.is_atomic() {
+            continue;
+        }
+        let result = lower_one(module, &layout, load, op, kind);
+        if let Err(why) = &result {
+            // Say so in the IR too: the operator in `!gpucc.cache` is not what runs.
+            load.set_metadata(
+                module.md_kind(UNLOWERED_KIND),
+                module.md_node(&[module.md_string(why)]),
+            );
+        }
+        out.insert(load, result);
+    }
+    out
+}
+
+/// `gpucc-cache-lower` on its own: the loads annotated by an earlier
+/// `gpucc-cache-annotate`. Metadata is not trusted: a load is lowered only
+/// when it is still provably global (`kernels`, `whole_program` as for the
+/// analysis) and its operator is one gpucc-cache writes.
+pub fn annotated_plan(
+    module: Module,
+    kernels: &[Value],
+    whole_program: bool,
+) -> Vec<(Value, AsmOp)> {
+    let kind = module.md_kind(LOAD_KIND);
+    let mut plan = Vec::new();
     for f in module.functions() {
-        let loads: Vec<Value> = f
+        for load in f
             .instructions()
             .filter(|i| i.opcode() == Some(Opcode::LLVMLoad))
-            .collect();
-        for load in loads {
-            // Never volatile or atomic, whatever the metadata says.
-            if load.is_volatile() || load.is_atomic() {
-                continue;
-            }
+        {
             let Some(op) = recorded_operator(load, kind) else {
                 continue;
             };
-            let result = lower_one(module, &layout, load, &op, kind);
-            if let Err(why) = &result {
-                // Say so in the IR too: the operator in `!gpucc.cache` is not what runs.
-                load.set_metadata(
-                    module.md_kind(UNLOWERED_KIND),
-                    module.md_node(&[module.md_string(why)]),
-                );
+            if crate::global_loads::classify(load, kernels, whole_program).is_ok() {
+                plan.push((load, op));
             }
-            out.insert(load, result);
         }
     }
-    out
+    plan
+}
+
+/// Moves the debug location of every keyed read to its key line
+/// (`keys`), and gives loads and calls that have no location the neutral
+/// line, so that no `ld.global` inherits another load's key. Changes debug
+/// locations only, never code.
+pub fn write_keys(module: Module, keyed: &[(Value, Key)]) {
+    let mut functions: Vec<Value> = keyed.iter().map(|(i, _)| i.parent_function()).collect();
+    functions.sort();
+    functions.dedup();
+    module.ensure_subprograms(&functions);
+    for (inst, key) in keyed {
+        inst.set_debug_line(key.line());
+    }
+    for f in module.functions() {
+        if f.is_declaration() || f.subprogram().is_null() {
+            continue;
+        }
+        for i in f.instructions() {
+            let reads = matches!(i.opcode(), Some(Opcode::LLVMLoad | Opcode::LLVMCall));
+            if reads && !i.has_debug_loc() {
+                i.set_debug_line(NEUTRAL_LINE);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -74,6 +74,28 @@ impl ReportFormat {
     }
 }
 
+/// How the decisions reach the PTX (design.md §5, §8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lowering {
+    /// Rewrite decided loads into inline `ld.global.<op>` asm: works in any
+    /// pipeline, but ptxas sees different address arithmetic.
+    Asm,
+    /// Leave loads plain and key their debug locations; `gpucc-cache apply`
+    /// (or the driver) writes the operators into the PTX afterwards, so the
+    /// code is exactly what clang generates.
+    Keys,
+}
+
+impl Lowering {
+    pub fn parse(s: &str) -> Option<Lowering> {
+        match s {
+            "asm" => Some(Lowering::Asm),
+            "keys" => Some(Lowering::Keys),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
     pub policy: Policy,
@@ -95,9 +117,15 @@ pub struct Options {
     /// Clear local value names after the pass (the driver keeps them only
     /// to match kernel argument names).
     pub discard_names: bool,
-    /// Relocatable device code (`-fgpu-rdc`): functions with external linkage
-    /// may be called from other translation units, with any pointer.
-    pub rdc: bool,
+    /// The module is the whole device program (no `-fgpu-rdc`): a function
+    /// is called only from this module. Off by default, because nothing in a
+    /// device module tells (clang writes the same IR with and without
+    /// `-fgpu-rdc`): under separate compilation an external function's
+    /// pointer parameter may point to shared memory of another translation
+    /// unit. The driver, which sees the flags, turns it on.
+    pub whole_program: bool,
+    /// How decisions reach the PTX.
+    pub lowering: Lowering,
 }
 
 impl Default for Options {
@@ -115,7 +143,8 @@ impl Default for Options {
             report_file: None,
             strip_debug: false,
             discard_names: false,
-            rdc: false,
+            whole_program: false,
+            lowering: Lowering::Asm,
         }
     }
 }
@@ -163,9 +192,16 @@ pub fn parse_dim3(option: &str, s: &str, is_block: bool) -> Result<Dim3, Error> 
     Ok(d)
 }
 
-/// Parses a byte count: `49152`, `48K`, `48k`, `1M`.
+/// Most blocks `sample-blocks` evaluates.
+pub const MAX_SAMPLE_BLOCKS: u32 = 1024;
+
+/// Largest L1 size accepted: far above any GPU's (256 KiB of L1 and shared
+/// memory per SM on sm_90), so only a typo is refused.
+pub const MAX_L1_BYTES: u64 = 1 << 30;
+
+/// Parses a byte count: `49152`, `48K`, `48k`, `1M`, at most 1 GiB.
 pub fn parse_bytes(option: &str, s: &str) -> Result<u64, Error> {
-    let expected = "a positive byte count such as 49152 or 48K";
+    let expected = "a byte count from 1 to 1G such as 49152 or 48K";
     let t = s.trim();
     let (num, mult) = match t.chars().last() {
         Some('k' | 'K') => (&t[..t.len() - 1], 1024),
@@ -176,7 +212,9 @@ pub fn parse_bytes(option: &str, s: &str) -> Result<u64, Error> {
     if n == 0 {
         return Err(bad(option, s, expected));
     }
-    n.checked_mul(mult).ok_or_else(|| bad(option, s, expected))
+    n.checked_mul(mult)
+        .filter(|&b| b <= MAX_L1_BYTES)
+        .ok_or_else(|| bad(option, s, expected))
 }
 
 /// Parses `NAME=VALUE` or `INDEX=VALUE`; VALUE is a decimal or 0x integer.
@@ -204,16 +242,29 @@ fn parse_flag(option: &str, value: &str) -> Result<bool, Error> {
     }
 }
 
+/// A decimal or `0x` integer with an optional leading `-`, that fits i64
+/// (the widest kernel argument). One sign only: `--5` and `-0x-5` are
+/// typos, not 5.
 fn parse_int(v: &str) -> Option<i64> {
     let (neg, body) = match v.strip_prefix('-') {
         Some(b) => (true, b),
         None => (false, v),
     };
-    let n = match body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        Some(h) => i64::from_str_radix(h, 16).ok()?,
-        None => body.parse::<i64>().ok()?,
+    if body.starts_with(['+', '-']) {
+        return None;
+    }
+    let magnitude = match body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        Some(h) if !h.starts_with(['+', '-']) => u64::from_str_radix(h, 16).ok()?,
+        Some(_) => return None,
+        None => body.parse::<u64>().ok()?,
     };
-    Some(if neg { -n } else { n })
+    // i64::MIN has no positive counterpart, so negate in i128.
+    let n = if neg {
+        -i128::from(magnitude)
+    } else {
+        i128::from(magnitude)
+    };
+    i64::try_from(n).ok()
 }
 
 impl Options {
@@ -237,9 +288,15 @@ impl Options {
             "l1" | "l1-size" => self.l1_bytes = Some(parse_bytes("l1", value)?),
             "arg" | "kernel-arg" => self.kernel_args.push(parse_kernel_arg("arg", value)?),
             "sample-blocks" => {
-                let n: u32 =
-                    value.parse().ok().filter(|&n| n >= 1).ok_or_else(|| {
-                        bad("sample-blocks", value, "a number of blocks, at least 1")
+                // Each sampled block is evaluated in full; the cap keeps
+                // the time and memory of a run bounded (4294967295 blocks
+                // once allocated 103 GB).
+                let n: u32 = value
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=MAX_SAMPLE_BLOCKS).contains(n))
+                    .ok_or_else(|| {
+                        bad("sample-blocks", value, "a number of blocks from 1 to 1024")
                     })?;
                 self.sample_blocks = n;
             }
@@ -250,7 +307,13 @@ impl Options {
             "report-file" => self.report_file = Some(PathBuf::from(value)),
             "strip-debug" => self.strip_debug = parse_flag(key, value)?,
             "discard-names" => self.discard_names = parse_flag(key, value)?,
-            "rdc" => self.rdc = parse_flag(key, value)?,
+            "whole-program" => self.whole_program = parse_flag(key, value)?,
+            // The older spelling: relocatable device code is the opposite.
+            "rdc" => self.whole_program = !parse_flag(key, value)?,
+            "lower" => {
+                self.lowering =
+                    Lowering::parse(value).ok_or_else(|| bad(key, value, "asm or keys"))?
+            }
             _ => return Err(Error::UnknownOption { option: key.into() }),
         }
         Ok(())
@@ -317,8 +380,11 @@ impl Options {
         if self.discard_names {
             p.push("discard-names=1".into());
         }
-        if self.rdc {
-            p.push("rdc=1".into());
+        if self.lowering == Lowering::Keys {
+            p.push("lower=keys".into());
+        }
+        if self.whole_program {
+            p.push("whole-program=1".into());
         }
         p.join(";")
     }
@@ -346,7 +412,7 @@ mod tests {
 
     #[test]
     fn params_round_trip() {
-        let o = Options::parse("policy=aggressive;block=8x4x2;grid=16;arg=n=5;arg=1=-2;sample-blocks=3;model=sectored;l1=1024;arch=sm_80;report=json;report-file=/tmp/r.json;strip-debug=1;discard-names=1;rdc=1").unwrap();
+        let o = Options::parse("policy=aggressive;block=8x4x2;grid=16;arg=n=5;arg=1=-2;sample-blocks=3;model=sectored;l1=1024;arch=sm_80;report=json;report-file=/tmp/r.json;strip-debug=1;discard-names=1;whole-program=1;lower=keys").unwrap();
         assert_eq!(Options::parse(&o.to_params()).unwrap(), o);
     }
 

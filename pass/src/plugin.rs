@@ -159,6 +159,11 @@ pub unsafe extern "C" fn gpucc_run_on_module(
         if !is_nvptx(&m.triple()) || std::env::var("GPUCC_CACHE_EP").is_ok_and(|v| v == "0") {
             return 0;
         }
+        // An explicit `-passes=` pipeline already decided (or, with
+        // policy=off, decided to change nothing): never decide again.
+        if crate::annotate::is_processed(m) {
+            return 0;
+        }
         (Mode::Full, "")
     } else {
         match mode_of(code) {

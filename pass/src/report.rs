@@ -29,6 +29,19 @@ pub struct KernelReport {
     pub loads: Vec<LoadReport>,
     /// Loads left alone, and why (shared, volatile, ...).
     pub skipped: Vec<SkippedLoad>,
+    /// The function's `ld.global` instructions in the final PTX, when the
+    /// driver wrote it: every one is a decided or a left-alone load above,
+    /// or counted in `unaccounted`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ptx: Option<PtxCount>,
+}
+
+/// Global loads of one function in the final PTX.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct PtxCount {
+    pub global_loads: u32,
+    /// `ld.global` with no key: made by the backend from nothing the analysis saw.
+    pub unaccounted: u32,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -51,6 +64,12 @@ pub struct LoadReport {
     /// Rewritten into inline `ld.global.<op>` by the lowering.
     pub lowered: bool,
     pub notes: Vec<String>,
+    /// Its key in the debug locations (`keys`), when keys are written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<u32>,
+    /// How many `ld.global` of the final PTX it became (the driver counts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ptx_loads: Option<u32>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -58,6 +77,11 @@ pub struct SkippedLoad {
     pub line: u32,
     pub column: u32,
     pub why: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<u32>,
+    /// How many `ld.global` of the final PTX it became (the driver counts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ptx_loads: Option<u32>,
 }
 
 fn loc(line: u32, column: u32) -> String {

@@ -1,0 +1,537 @@
+//! Applying decisions to PTX text: the last step of the driver's route and
+//! of `gpucc-cache apply` (design.md §8).
+//!
+//! The pass leaves every load plain and marks each global load with a key in
+//! its debug location (`keys`). The code generator then writes exactly what
+//! clang writes, plus `.loc` directives. Here each `ld.global` is matched to
+//! the key of the `.loc` in force before it, its cache operator is written
+//! for the PTX's own `.target` and `.version`, and the keys (and, when the
+//! debug info was ours, all of it) are removed, so that the result equals
+//! clang's PTX except for the operators.
+//!
+//! Operators, per PTX ISA `ld` and design.md §5: before sm_70 "cache" is
+//! `.ca` and "bypass" `.cg`; from sm_70 "cache" is the plain (weak,
+//! L1-allocating) load and "bypass" `.L1::no_allocate` (PTX 7.4+, else
+//! `.cg`). A non-coherent load (`ld.global.nc`, which clang writes for
+//! `const __restrict__` data and read-only tables) keeps `.nc` always; from
+//! sm_70 it may bypass as `ld.global.nc.L1::no_allocate`, before sm_70 it is
+//! never changed. Inline asm is never touched; neither is a load that
+//! already names a cache operator.
+//!
+//! Pure text processing: no LLVM.
+
+use std::collections::HashMap;
+
+use crate::generation::Arch;
+use crate::keys::{self, Key};
+use crate::policy::Decision;
+use crate::report::{PtxCount, Report};
+
+/// What `.target` and `.version` say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub arch: Arch,
+    /// PTX ISA version times ten (8.5 → 85).
+    pub version: u32,
+}
+
+/// Which debug lines to remove.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strip {
+    /// The debug info was added for the keys: remove all of it.
+    AllDebugInfo,
+    /// The user asked for debug info: remove only the key lines.
+    KeysOnly,
+}
+
+/// One `ld.global` of the output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PtxLoad {
+    /// The function (`.entry` or `.func`) it is in.
+    pub function: String,
+    /// The key in force, if any (`None`: no key, left as clang wrote it).
+    pub key: Option<Key>,
+    /// The opcode as clang wrote it, e.g. `ld.global.nc.v4.f32`.
+    pub original: String,
+    /// The opcode written.
+    pub written: String,
+    /// Why it was left as written although its key asked for a change.
+    pub kept: Option<&'static str>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Applied {
+    pub text: String,
+    pub target: Target,
+    pub loads: Vec<PtxLoad>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PtxError {
+    NoTarget,
+    NoVersion,
+}
+
+impl std::fmt::Display for PtxError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PtxError::NoTarget => f.write_str("no valid .target sm_XX line; is this PTX?"),
+            PtxError::NoVersion => f.write_str("no valid .version line; is this PTX?"),
+        }
+    }
+}
+
+/// Reads `.target` and `.version`.
+pub fn target(ptx: &str) -> Result<Target, PtxError> {
+    let mut arch = None;
+    let mut version = None;
+    for line in ptx.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix(".target") {
+            let first = rest.split([',', ' ', '\t']).find(|t| !t.is_empty());
+            arch = first.and_then(Arch::parse);
+        } else if let Some(rest) = line.strip_prefix(".version") {
+            let (major, minor) = rest.trim().split_once('.').unwrap_or(("", ""));
+            version = major
+                .parse::<u32>()
+                .ok()
+                .zip(minor.parse::<u32>().ok())
+                .map(|(a, b)| a * 10 + b);
+        }
+        if arch.is_some() && version.is_some() {
+            break;
+        }
+    }
+    Ok(Target {
+        arch: arch.ok_or(PtxError::NoTarget)?,
+        version: version.ok_or(PtxError::NoVersion)?,
+    })
+}
+
+/// Cache operators clang never writes; a load that has one is left alone.
+fn names_cache_operator(q: &str) -> bool {
+    matches!(q, "ca" | "cg" | "cs" | "lu" | "cv") || q.starts_with("L1::") || q.starts_with("L2::")
+}
+
+/// The opcode for `decision`, or why it stays as written.
+pub fn rewrite(opcode: &str, decision: Decision, target: Target) -> Result<String, &'static str> {
+    let Some(rest) = opcode.strip_prefix("ld.global.") else {
+        return Err("not an ld.global");
+    };
+    let quals: Vec<&str> = rest.split('.').collect();
+    if quals.iter().any(|q| names_cache_operator(q)) {
+        return Err("already names a cache operator");
+    }
+    let nc = quals.first() == Some(&"nc");
+    let op = match decision {
+        Decision::Default => return Ok(opcode.into()),
+        Decision::Cache => target.arch.cache_op(),
+        Decision::Bypass => Some(target.arch.bypass_op(target.version)),
+    };
+    let Some(op) = op else {
+        return Ok(opcode.into());
+    };
+    if nc {
+        if !target.arch.is_sectored() {
+            return Err("read-only (.nc) path kept before sm_70");
+        }
+        if !op.fits_non_coherent() {
+            return Err("read-only (.nc) path kept: .L1::no_allocate needs PTX ISA 7.4");
+        }
+        return Ok(format!(
+            "ld.global.nc.{}.{}",
+            op.spelling(),
+            quals[1..].join(".")
+        ));
+    }
+    Ok(format!("ld.global.{}.{}", op.spelling(), quals.join(".")))
+}
+
+/// The name of the function a PTX header line opens, if it is one.
+fn function_name(line: &str) -> Option<String> {
+    if line.starts_with([' ', '\t']) {
+        return None;
+    }
+    let mut rest = line;
+    for prefix in [".visible", ".weak", ".extern"] {
+        rest = rest.strip_prefix(prefix).map_or(rest, str::trim_start);
+    }
+    let rest = rest
+        .strip_prefix(".entry")
+        .or_else(|| rest.strip_prefix(".func"))?
+        .trim_start();
+    // `.func (.param .b32 func_retval0) name(`: skip the return parameters.
+    let rest = if let Some(r) = rest.strip_prefix('(') {
+        r.split_once(')')?.1.trim_start()
+    } else {
+        rest
+    };
+    let name: String = rest
+        .chars()
+        .take_while(|c| !matches!(c, '(' | ' ' | '\t' | ';'))
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
+/// The line number of a `.loc file line column` directive.
+fn loc_line(trimmed: &str) -> Option<u32> {
+    let rest = trimmed.strip_prefix(".loc")?;
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    rest.split_whitespace()
+        .nth(1)?
+        .trim_end_matches(',')
+        .parse()
+        .ok()
+}
+
+/// Debug-only lines that clang writes only when debug info is on.
+fn is_debug_label(trimmed: &str) -> bool {
+    let Some(label) = trimmed
+        .strip_prefix("$L__")
+        .and_then(|l| l.strip_suffix(':'))
+    else {
+        return false;
+    };
+    ["tmp", "func_begin", "func_end"].iter().any(|p| {
+        label
+            .strip_prefix(p)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    })
+}
+
+/// Splits an instruction line into its indentation-and-predicate prefix,
+/// opcode and the rest.
+fn split_instruction(line: &str) -> Option<(&str, &str, &str)> {
+    let body = line.trim_start();
+    let mut start = line.len() - body.len();
+    let mut after = body;
+    if let Some(p) = body.strip_prefix('@') {
+        let pred_end = p.find([' ', '\t'])?;
+        let tail = &p[pred_end..];
+        after = tail.trim_start();
+        start = line.len() - after.len();
+    }
+    let end = after.find([' ', '\t']).unwrap_or(after.len());
+    Some((&line[..start], &after[..end], &after[end..]))
+}
+
+/// State of one pass over the text.
+struct Walk {
+    strip: Strip,
+    target: Target,
+    function: String,
+    key: Option<Key>,
+    in_asm: bool,
+    in_debug_section: bool,
+    loads: Vec<PtxLoad>,
+}
+
+impl Walk {
+    /// The line to write for `line`, or `None` to drop it.
+    fn line(&mut self, line: &str) -> Option<String> {
+        let t = line.trim();
+        if self.in_debug_section {
+            self.in_debug_section = t != "}";
+            return None;
+        }
+        if t == "// begin inline asm" {
+            self.in_asm = true;
+        } else if t == "// end inline asm" {
+            self.in_asm = false;
+        }
+        if let Some(name) = function_name(line) {
+            self.function = name;
+            self.key = None;
+        }
+        if let Some(n) = loc_line(t) {
+            self.key = Key::from_line(n);
+            let drop = self.strip == Strip::AllDebugInfo || keys::is_ours(n);
+            return (!drop).then(|| line.to_string());
+        }
+        if self.strip == Strip::AllDebugInfo {
+            if is_debug_label(t) || t.starts_with(".file\t") || t.starts_with(".file ") {
+                return None;
+            }
+            if t.starts_with(".section\t.debug") || t.starts_with(".section .debug") {
+                self.in_debug_section = !t.ends_with('}');
+                return None;
+            }
+            if t.starts_with(".target") {
+                return Some(line.replace(", debug", ""));
+            }
+        }
+        if self.in_asm {
+            return Some(line.to_string());
+        }
+        Some(self.instruction(line))
+    }
+
+    fn instruction(&mut self, line: &str) -> String {
+        let Some((prefix, opcode, rest)) = split_instruction(line) else {
+            return line.to_string();
+        };
+        if !opcode.starts_with("ld.global.") {
+            return line.to_string();
+        }
+        let decision = self.key.map_or(Decision::Default, |k| k.decision);
+        let (written, kept) = match rewrite(opcode, decision, self.target) {
+            Ok(w) => (w, None),
+            Err(why) => (opcode.to_string(), Some(why)),
+        };
+        self.loads.push(PtxLoad {
+            function: self.function.clone(),
+            key: self.key,
+            original: opcode.into(),
+            written: written.clone(),
+            kept,
+        });
+        format!("{prefix}{written}{rest}")
+    }
+}
+
+/// Writes the keyed decisions into `ptx` and removes the keys.
+pub fn apply(ptx: &str, strip: Strip) -> Result<Applied, PtxError> {
+    let target = target(ptx)?;
+    let mut walk = Walk {
+        strip,
+        target,
+        function: String::new(),
+        key: None,
+        in_asm: false,
+        in_debug_section: false,
+        loads: Vec::new(),
+    };
+    let mut text = String::with_capacity(ptx.len());
+    for line in ptx.split_inclusive('\n') {
+        let (body, newline) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        if let Some(out) = walk.line(body) {
+            text.push_str(&out);
+            text.push_str(newline);
+        }
+    }
+    Ok(Applied {
+        text,
+        target,
+        loads: walk.loads,
+    })
+}
+
+/// PTX with comments and the cache operators of `ld` removed: what must
+/// equal clang's output for the same flags (design.md §8).
+pub fn normalized(ptx: &str) -> String {
+    let mut out = String::new();
+    for line in ptx.lines() {
+        let code = line.split("//").next().unwrap_or("").trim_end();
+        if code.trim().is_empty() {
+            continue;
+        }
+        let normal = match split_instruction(code) {
+            Some((prefix, opcode, rest)) if opcode.starts_with("ld.") => {
+                let kept: Vec<&str> = opcode
+                    .split('.')
+                    .filter(|q| !names_cache_operator(q))
+                    .collect();
+                format!("{prefix}{}{rest}", kept.join("."))
+            }
+            _ => code.to_string(),
+        };
+        out.push_str(&normal);
+        out.push('\n');
+    }
+    out
+}
+
+/// The operator part of an opcode (`ld.global.nc.L1::no_allocate.v4.f32` →
+/// `ld.global.nc.L1::no_allocate`): the opcode less its vector and type.
+fn operator_part(opcode: &str) -> String {
+    let parts: Vec<&str> = opcode
+        .split('.')
+        .take_while(|q| !q.starts_with('v') || q.parse::<u32>().is_ok())
+        .filter(|q| !is_ptx_type(q))
+        .collect();
+    parts.join(".")
+}
+
+fn is_ptx_type(q: &str) -> bool {
+    let (head, bits) = q.split_at(q.len().min(1));
+    matches!(head, "b" | "u" | "s" | "f") && bits.parse::<u32>().is_ok()
+}
+
+/// Writes what the PTX holds into the report: per load, how many
+/// `ld.global` it became and the operator written; per function, the total
+/// and the loads no key accounts for.
+pub fn account(report: &mut Report, applied: &Applied) {
+    let mut per_key: HashMap<u32, (u32, String)> = HashMap::new();
+    let mut per_function: HashMap<&str, PtxCount> = HashMap::new();
+    for l in &applied.loads {
+        let count = per_function.entry(l.function.as_str()).or_default();
+        count.global_loads += 1;
+        match l.key {
+            Some(k) => {
+                let e = per_key
+                    .entry(k.id)
+                    .or_insert((0, operator_part(&l.written)));
+                e.0 += 1;
+            }
+            None => count.unaccounted += 1,
+        }
+    }
+    for k in &mut report.kernels {
+        k.ptx = Some(
+            per_function
+                .get(k.symbol.as_str())
+                .cloned()
+                .unwrap_or_default(),
+        );
+        for l in &mut k.loads {
+            let Some(id) = l.key else { continue };
+            let (n, op) = per_key.get(&id).cloned().unwrap_or((0, String::new()));
+            l.ptx_loads = Some(n);
+            if n > 0 {
+                l.operator = op;
+            } else {
+                l.notes.push(
+                    "no ld.global of its own in the PTX (merged, folded or removed by the backend)"
+                        .into(),
+                );
+            }
+        }
+        for sk in &mut k.skipped {
+            if let Some(id) = sk.key {
+                sk.ptx_loads = Some(per_key.get(&id).map_or(0, |e| e.0));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(sm: &str, version: u32) -> Target {
+        Target {
+            arch: Arch::parse(sm).unwrap(),
+            version,
+        }
+    }
+
+    #[test]
+    fn operators_per_generation() {
+        let maxwell = t("sm_52", 85);
+        let hopper = t("sm_90", 85);
+        let old_volta = t("sm_70", 60);
+        assert_eq!(
+            rewrite("ld.global.f32", Decision::Cache, maxwell).unwrap(),
+            "ld.global.ca.f32"
+        );
+        assert_eq!(
+            rewrite("ld.global.v4.f32", Decision::Bypass, maxwell).unwrap(),
+            "ld.global.cg.v4.f32"
+        );
+        assert!(rewrite("ld.global.nc.f32", Decision::Bypass, maxwell).is_err());
+        assert_eq!(
+            rewrite("ld.global.f32", Decision::Cache, hopper).unwrap(),
+            "ld.global.f32"
+        );
+        assert_eq!(
+            rewrite("ld.global.u8", Decision::Bypass, hopper).unwrap(),
+            "ld.global.L1::no_allocate.u8"
+        );
+        assert_eq!(
+            rewrite("ld.global.nc.v2.f32", Decision::Bypass, hopper).unwrap(),
+            "ld.global.nc.L1::no_allocate.v2.f32"
+        );
+        assert_eq!(
+            rewrite("ld.global.s32", Decision::Bypass, old_volta).unwrap(),
+            "ld.global.cg.s32"
+        );
+        assert!(rewrite("ld.global.nc.f32", Decision::Bypass, old_volta).is_err());
+        assert!(rewrite("ld.global.cs.f32", Decision::Bypass, hopper).is_err());
+        assert_eq!(
+            rewrite("ld.global.f32", Decision::Default, maxwell).unwrap(),
+            "ld.global.f32"
+        );
+    }
+
+    #[test]
+    fn keys_are_applied_and_removed() {
+        let bypass = Key {
+            id: 3,
+            decision: Decision::Bypass,
+        }
+        .line();
+        let cache = Key {
+            id: 4,
+            decision: Decision::Cache,
+        }
+        .line();
+        let ptx = format!(
+            "//\n.version 8.5\n.target sm_52, debug\n.address_size 64\n\n.visible .entry k(\n)\n{{\n\
+             \t.loc\t1 0 0\n$L__func_begin0:\n\t.loc\t1 {bypass} 0\n\t@%p1 ld.global.f32 \t%f1, [%rd1+4];\n\
+             \t.loc\t1 {cache} 0\n\tld.global.nc.f32 \t%f2, [%rd2];\n\tld.global.v2.u32 \t{{%r1, %r2}}, [%rd3];\n\
+             \t// begin inline asm\n\tld.global.f32 %f3, [%rd4];\n\t// end inline asm\n\
+             \t.loc\t1 {} 0\n\tld.global.u8 \t%rs1, [%rd5];\n\tret;\n$L__tmp1:\n$L__func_end0:\n}}\n\
+             \t.file\t1 \"k.cu\"\n\t.section\t.debug_abbrev\n\t{{\n.b8 1\n\t}}\n\t.section\t.debug_loc\t{{\t}}\n",
+            keys::NEUTRAL_LINE
+        );
+        let a = apply(&ptx, Strip::AllDebugInfo).unwrap();
+        let expect =
+            "//\n.version 8.5\n.target sm_52\n.address_size 64\n\n.visible .entry k(\n)\n{\n\
+             \t@%p1 ld.global.cg.f32 \t%f1, [%rd1+4];\n\
+             \tld.global.nc.f32 \t%f2, [%rd2];\n\tld.global.ca.v2.u32 \t{%r1, %r2}, [%rd3];\n\
+             \t// begin inline asm\n\tld.global.f32 %f3, [%rd4];\n\t// end inline asm\n\
+             \tld.global.u8 \t%rs1, [%rd5];\n\tret;\n}\n";
+        assert_eq!(a.text, expect);
+        let keys: Vec<Option<u32>> = a.loads.iter().map(|l| l.key.map(|k| k.id)).collect();
+        // The asm load is not counted; the load after the neutral line has no key.
+        assert_eq!(keys, vec![Some(3), Some(4), Some(4), None]);
+        assert_eq!(
+            a.loads[1].kept,
+            Some("read-only (.nc) path kept before sm_70")
+        );
+        assert!(a.loads.iter().all(|l| l.function == "k"));
+        let user = apply(&ptx, Strip::KeysOnly).unwrap();
+        assert!(user.text.contains("\t.loc\t1 0 0\n"));
+        assert!(user.text.contains(".target sm_52, debug"));
+        assert!(!user.text.contains(&bypass.to_string()));
+    }
+
+    #[test]
+    fn operator_parts() {
+        assert_eq!(
+            operator_part("ld.global.nc.L1::no_allocate.v4.f32"),
+            "ld.global.nc.L1::no_allocate"
+        );
+        assert_eq!(operator_part("ld.global.cg.u8"), "ld.global.cg");
+        assert_eq!(operator_part("ld.global.v2.b64"), "ld.global");
+    }
+
+    #[test]
+    fn function_headers() {
+        assert_eq!(
+            function_name(".visible .entry _Z1kPf(").as_deref(),
+            Some("_Z1kPf")
+        );
+        assert_eq!(
+            function_name(".func  (.param .b32 func_retval0) _Z3extPfi(").as_deref(),
+            Some("_Z3extPfi")
+        );
+        assert_eq!(function_name(".extern .func foo;").as_deref(), Some("foo"));
+        assert_eq!(function_name("\tld.global.f32 %f1, [a];"), None);
+    }
+
+    #[test]
+    fn normalized_drops_comments_and_operators() {
+        let a = "\tld.global.ca.f32 \t%f1, [%rd1]; // x\n// c\n\tld.global.nc.L1::no_allocate.f32 %f2, [%rd2];\n";
+        let b = "\tld.global.f32 \t%f1, [%rd1];\n\tld.global.nc.f32 %f2, [%rd2];\n";
+        assert_eq!(normalized(a), normalized(b));
+        assert_ne!(
+            normalized("\tld.global.f32 %f1, [%rd1+4];"),
+            normalized("\tld.global.f32 %f1, [%rd1];")
+        );
+    }
+}
