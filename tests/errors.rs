@@ -9,9 +9,24 @@ use common::*;
 
 /// The failure is clean: nonzero exit, our one-line message last, no crash.
 fn assert_clean_failure(args: &[&str], expect: &str) {
-    let (ok, _, err) = gpucc(args);
-    assert!(!ok, "gpucc-cache {args:?} succeeded");
-    for crash in ["panicked", "Stack dump", "PLEASE submit", "RUST_BACKTRACE"] {
+    assert_clean_exit(Command::new(driver()).args(args), expect);
+}
+
+/// As `assert_clean_failure`, for a prepared command (environment, directory).
+fn assert_clean_exit(cmd: &mut Command, expect: &str) {
+    let out = run(cmd);
+    let err = text(&out).1;
+    let args: Vec<_> = cmd.get_args().collect();
+    assert!(!out.status.success(), "gpucc-cache {args:?} succeeded");
+    // Exit 1, not a signal: LLVM's fatal errors end in abort() unless caught.
+    assert_eq!(out.status.code(), Some(1), "{args:?}:\n{err}");
+    for crash in [
+        "panicked",
+        "Stack dump",
+        "PLEASE submit",
+        "RUST_BACKTRACE",
+        "LLVM ERROR",
+    ] {
         assert!(!err.contains(crash), "gpucc-cache {args:?} crashed:\n{err}");
     }
     let last = err.lines().last().unwrap_or("");
@@ -86,6 +101,16 @@ fn bad_flag_values() {
         ("-O7", "-O7"),
         ("--grid-dim=4294967295x2", "--grid-dim"),
         ("--grid-dim=64x65536", "--grid-dim"),
+        ("--grid-dim=2147483648", "--grid-dim"),
+        ("--block-dim=1024x2", "1 to 1024 threads"),
+        // Once allocated 103 GB and crashed.
+        ("--sample-blocks=4294967295", "from 1 to 1024"),
+        ("--sample-blocks=1025", "from 1 to 1024"),
+        ("--l1-size=1048577K", "from 1 to 1G"),
+        ("--l1-size=99999999999M", "from 1 to 1G"),
+        ("--kernel-arg=n=9223372036854775808", "NAME=VALUE"),
+        ("--kernel-arg=n=0x8000000000000000", "NAME=VALUE"),
+        ("--kernel-arg=n=--5", "NAME=VALUE"),
     ];
     for (flag, expect) in cases {
         assert_clean_failure(&[&cu, flag], expect);
@@ -161,4 +186,162 @@ fn opt_plugin_errors() {
             || ours[0].starts_with("error: gpucc-cache: ");
         assert!(prefixed && ours[0].contains(expect), "{pipeline}:\n{err}");
     }
+}
+
+/// A copy of a test input in a fresh directory, so a test may try to clobber it.
+fn scratch_copy(rel: &str, name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join(name);
+    std::fs::copy(testdata(rel), &p).unwrap();
+    (dir, p)
+}
+
+#[test]
+fn outputs_never_overwrite_the_input() {
+    let (dir, ll) = scratch_copy("ll/atomic.ll", "m.ll");
+    let before = std::fs::read(&ll).unwrap();
+    // clang's default name for -S -emit-llvm of m.ll is m.ll itself.
+    assert_clean_exit(
+        Command::new(driver())
+            .current_dir(dir.path())
+            .args(["m.ll", "-S", "-emit-llvm"]),
+        "give -o with another name",
+    );
+    assert_clean_exit(
+        Command::new(driver()).current_dir(dir.path()).args([
+            "m.ll",
+            "-S",
+            "-emit-llvm",
+            "-o",
+            "./m.ll",
+        ]),
+        "-o ./m.ll would overwrite the input m.ll; choose another output name",
+    );
+    let link = dir.path().join("linked.ll");
+    std::fs::hard_link(&ll, &link).unwrap();
+    let (l, i) = (link.to_str().unwrap(), ll.to_str().unwrap());
+    assert_clean_failure(
+        &[i, "-S", "-emit-llvm", "-o", l],
+        "would overwrite the input",
+    );
+    assert_eq!(std::fs::read(&ll).unwrap(), before, "the input is intact");
+
+    let (dir, cu) = scratch_copy("cu/sample.cu", "k.cu");
+    let before = std::fs::read(&cu).unwrap();
+    let k = cu.to_str().unwrap();
+    assert_clean_failure(&[k, "-o", k], "would overwrite the input");
+    let ptx = dir.path().join("k.ptx");
+    let p = ptx.to_str().unwrap();
+    let report = format!("--cache-report-file={p}");
+    assert_clean_failure(&[k, "-o", p, &report], "is also the output (-o");
+    let report = format!("--cache-report-file={k}");
+    assert_clean_failure(&[k, "-o", p, &report], "would overwrite the input");
+    assert_eq!(std::fs::read(&cu).unwrap(), before, "the input is intact");
+    assert!(!ptx.exists(), "nothing was written");
+}
+
+/// LLVM's code generator stops on these (valid, verified) modules with
+/// report_fatal_error, which used to abort the driver with SIGABRT.
+#[test]
+fn llvm_fatal_errors_are_one_line() {
+    let out = tempfile::tempdir().unwrap();
+    let o = out.path().join("x.ptx");
+    let o = o.to_str().unwrap();
+    assert_clean_failure(
+        &[&td("errors/atomic_acquire_sm52.ll"), "-o", o],
+        "atomic_acquire_sm52.ll: Cannot select: i32,ch = AtomicLoad",
+    );
+    assert_clean_failure(
+        &[&td("errors/quote_in_symbol.ll"), "-o", o],
+        "quote_in_symbol.ll: Symbol name with unsupported characters; PTX names may use only",
+    );
+    assert!(
+        !std::path::Path::new(o).exists(),
+        "no output is left behind"
+    );
+}
+
+#[test]
+fn misspelled_own_flags_are_ours() {
+    let cu = td("cu/sample.cu");
+    let cases: &[(&str, &str)] = &[
+        (
+            "--cache-polcy=aggressive",
+            "unknown option '--cache-polcy'; did you mean '--cache-policy'?",
+        ),
+        ("--blockdim=16", "did you mean '--block-dim'?"),
+        ("--grid=16", "did you mean '--grid-dim'?"),
+        ("--kernel-args=n=4", "did you mean '--kernel-arg'?"),
+        ("--sample-block=2", "did you mean '--sample-blocks'?"),
+        ("--l1size=48K", "did you mean '--l1-size'?"),
+        (
+            "--cache-report-fil=r.txt",
+            "did you mean '--cache-report-file'?",
+        ),
+        ("--verify-ptxas", "did you mean '--verify-ptx'?"),
+        ("--verify-ptx=1", "--verify-ptx takes no value"),
+    ];
+    for (flag, expect) in cases {
+        assert_clean_failure(&[&cu, flag], expect);
+    }
+}
+
+#[test]
+fn bad_tools_inputs_and_tmpdir() {
+    let cu = td("cu/sample.cu");
+    assert_clean_failure(
+        &[&cu, "--clang=/bin/false"],
+        "--clang=/bin/false is not clang 19 (it printed",
+    );
+    assert_clean_failure(
+        &["/dev/null"],
+        "'/dev/null' is not a regular file; give a .cu",
+    );
+    let (dir, txt) = scratch_copy("cu/sample.cu", "k.txt");
+    assert_clean_failure(
+        &[txt.to_str().unwrap()],
+        "has the extension .txt; gpucc-cache compiles .cu or .cuh (CUDA) and .ll or .bc",
+    );
+    let missing = dir.path().join("no-such-dir");
+    let o = dir.path().join("k.ptx");
+    assert_clean_exit(
+        Command::new(driver())
+            .env("TMPDIR", &missing)
+            .args([&cu, "-o", o.to_str().unwrap()]),
+        "(TMPDIR): it does not exist; set TMPDIR to an existing writable directory",
+    );
+}
+
+/// -E, -M, -MM, -fsyntax-only and -### are clang's alone: its output, its
+/// exit status, nothing of ours.
+#[test]
+fn preprocessing_and_syntax_checks_pass_through() {
+    let cu = td("cu/sample.cu");
+    let (ok, out, err) = gpucc(&["-E", &cu, "--cache-policy=off"]);
+    assert!(ok, "{err}");
+    assert!(!err.contains("gpucc-cache"), "{err}");
+    assert!(out.contains("__attribute__((global))") || out.contains("__global__"));
+    assert!(!out.contains("#define N 256") && out.contains("float a = coalesced[i];"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let syntax = run(Command::new(driver())
+        .current_dir(dir.path())
+        .args(["-fsyntax-only", &cu]));
+    let (out, err) = text(&syntax);
+    assert!(syntax.status.success(), "{err}");
+    assert!(out.is_empty() && err.is_empty(), "{out}{err}");
+    let written = std::fs::read_dir(dir.path()).unwrap().count();
+    assert_eq!(written, 0, "-fsyntax-only writes no file");
+
+    let (ok, out, err) = gpucc(&["-MM", &cu]);
+    assert!(ok && out.starts_with("sample.o: "), "{out}{err}");
+
+    // Clang's own errors, clang's exit status, no line of ours.
+    let bad = run(Command::new(driver()).args(["-fsyntax-only", &td("errors/compile_error.cu")]));
+    let err = text(&bad).1;
+    assert!(!bad.status.success(), "{err}");
+    assert!(
+        err.contains("error:") && !err.contains("gpucc-cache"),
+        "{err}"
+    );
 }

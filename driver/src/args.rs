@@ -2,8 +2,14 @@
 //! (passed through, with the few the driver must understand picked out:
 //! inputs, `-o`, `-c`, `-S`, `-emit-llvm`, the GPU arch, `-O`, `-g`,
 //! `--cuda-path`, `-v`).
+//!
+//! A flag that looks like ours but is misspelled is an error here, with the
+//! nearest spelling, rather than an unknown flag for clang. Clang modes that
+//! make no device code (`-E`, `-M`, `-MM`, `-fsyntax-only`, `-###`) become a
+//! pass-through run. It does not look at the file system: whether the input
+//! exists or an output would clobber it is `output`'s question.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
 use clap::Parser;
@@ -93,6 +99,19 @@ const CLANG_VALUED: &[&str] = &[
     "-l",
 ];
 
+/// Clang modes that produce no device code (preprocessing, dependency
+/// lists, a syntax check, the command lines clang would run): the driver
+/// hands them to clang whole, so build systems get clang's own answer.
+const PASS_THROUGH: &[&str] = &["-E", "-M", "-MM", "-fsyntax-only", "-###"];
+
+/// Prefixes of our flags: an unknown flag that starts with one is a
+/// misspelling of ours, not a clang flag.
+const OWN_PREFIXES: &[&str] = &[
+    "--cache", "--block", "--grid", "--kernel", "--sample", "--l1", "--verify",
+];
+/// Clang flags that share those prefixes.
+const CLANG_LOOKALIKES: &[&str] = &["--verify-debug-info"];
+
 /// What the driver produces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Output {
@@ -121,9 +140,22 @@ pub struct Job {
     pub clang_flags: Vec<String>,
 }
 
+/// A clang run the driver does not take part in (see `PASS_THROUGH`).
+#[derive(Debug)]
+pub struct PassThrough {
+    /// `--clang`, as for a compile.
+    pub clang: Option<PathBuf>,
+    /// The user's `--cuda-path` (already among `args`); without one the
+    /// driver adds the CUDA root it would compile with.
+    pub cuda_path: Option<PathBuf>,
+    /// clang's arguments: the user's, without ours, in order.
+    pub args: Vec<String>,
+}
+
 pub enum Invocation {
     Help(String),
     Compile(Box<Job>),
+    PassThrough(PassThrough),
 }
 
 fn value_of<'a>(args: &'a [String], i: &mut usize, flag: &str) -> Result<&'a str> {
@@ -133,82 +165,188 @@ fn value_of<'a>(args: &'a [String], i: &mut usize, flag: &str) -> Result<&'a str
         .ok_or_else(|| anyhow!("{flag} needs a value"))
 }
 
-pub fn parse(argv: &[String]) -> Result<Invocation> {
-    let mut own: Vec<String> = vec!["gpucc-cache".into()];
-    let mut clang: Vec<String> = Vec::new();
-    let mut inputs: Vec<PathBuf> = Vec::new();
-    let mut output: Option<PathBuf> = None;
-    let (mut compile_only, mut asm, mut emit_llvm, mut verbose, mut debug) =
-        (false, false, false, false, false);
-    let mut archs: Vec<String> = Vec::new();
-    let mut opt_level = 3u8;
-    let mut cuda_path: Option<PathBuf> = None;
-    let mut i = 0;
-    while i < argv.len() {
-        let a = argv[i].as_str();
+/// Levenshtein distance, for "did you mean".
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diag + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diag = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+/// The error for `arg` when it looks like one of our flags but is none.
+/// Such a flag would otherwise reach clang, which rejects it with an error
+/// that does not say gpucc-cache has a flag of nearly that name.
+fn own_misspelling(arg: &str) -> Option<String> {
+    let name = arg.split('=').next().unwrap_or(arg);
+    if !OWN_PREFIXES.iter().any(|p| name.starts_with(p)) || CLANG_LOOKALIKES.contains(&name) {
+        return None;
+    }
+    if OWN_FLAGS.contains(&name) {
+        return Some(format!("{name} takes no value; write {name} alone"));
+    }
+    let nearest = OWN_VALUED
+        .iter()
+        .chain(OWN_FLAGS)
+        .filter(|f| f.starts_with("--"))
+        .min_by_key(|f| edit_distance(name, f))?;
+    Some(format!(
+        "unknown option '{name}'; did you mean '{nearest}'?"
+    ))
+}
+
+/// The command line split into our flags (for clap) and clang's, with the
+/// clang flags the driver must understand picked out.
+#[derive(Default)]
+struct Split {
+    own: Vec<String>,
+    clang: Vec<String>,
+    /// clang's flags exactly as given, for a pass-through run.
+    clang_raw: Vec<String>,
+    inputs: Vec<PathBuf>,
+    output: Option<PathBuf>,
+    compile_only: bool,
+    asm: bool,
+    emit_llvm: bool,
+    verbose: bool,
+    debug: bool,
+    pass_through: bool,
+    archs: Vec<String>,
+    opt_level: Option<u8>,
+    cuda_path: Option<PathBuf>,
+}
+
+impl Split {
+    fn new(argv: &[String]) -> Result<Split> {
+        let mut s = Split {
+            own: vec!["gpucc-cache".into()],
+            ..Split::default()
+        };
+        let mut i = 0;
+        while i < argv.len() {
+            let start = i;
+            let ours = s.take(argv, &mut i)?;
+            if !ours {
+                s.clang_raw.extend_from_slice(&argv[start..=i]);
+            }
+            i += 1;
+        }
+        Ok(s)
+    }
+
+    /// Takes `argv[*i]` (and its value, advancing `i`); true if it is ours.
+    fn take(&mut self, argv: &[String], i: &mut usize) -> Result<bool> {
+        let a = argv[*i].as_str();
         let name = a.split('=').next().unwrap_or(a);
         if OWN_VALUED.contains(&name) {
-            own.push(a.into());
+            self.own.push(a.into());
             if !a.contains('=') {
-                own.push(value_of(argv, &mut i, a)?.into());
+                self.own.push(value_of(argv, i, a)?.into());
             }
-        } else if OWN_FLAGS.contains(&a) {
-            own.push(a.into());
-        } else if a == "-o" {
-            output = Some(value_of(argv, &mut i, a)?.into());
+            return Ok(true);
+        }
+        if OWN_FLAGS.contains(&a) {
+            self.own.push(a.into());
+            return Ok(true);
+        }
+        if let Some(msg) = own_misspelling(a) {
+            bail!("{msg}");
+        }
+        if a == "-o" {
+            self.output = Some(value_of(argv, i, a)?.into());
         } else if let Some(o) = a.strip_prefix("-o").filter(|o| !o.is_empty()) {
-            output = Some(o.into());
-        } else if a == "-c" {
-            compile_only = true;
-        } else if a == "-S" {
-            asm = true;
-        } else if a == "-emit-llvm" {
-            emit_llvm = true;
-        } else if a == "-v" {
-            verbose = true;
-            clang.push(a.into());
-        } else if let Some(v) = a
+            self.output = Some(o.into());
+        } else if !self.take_mode(a)? && !self.take_arch(argv, i)? {
+            if CLANG_VALUED.contains(&a) {
+                self.clang.push(a.into());
+                self.clang.push(value_of(argv, i, a)?.into());
+            } else if a.starts_with('-') {
+                self.clang.push(a.into());
+            } else {
+                self.inputs.push(a.into());
+            }
+        }
+        Ok(false)
+    }
+
+    /// Flags that set what is produced, and how; true if `a` is one.
+    fn take_mode(&mut self, a: &str) -> Result<bool> {
+        match a {
+            "-c" => self.compile_only = true,
+            "-S" => self.asm = true,
+            "-emit-llvm" => self.emit_llvm = true,
+            "-v" => {
+                self.verbose = true;
+                self.clang.push(a.into());
+            }
+            _ if PASS_THROUGH.contains(&a) => {
+                self.pass_through = true;
+                self.clang.push(a.into());
+            }
+            _ if a.starts_with("-g") && a != "-g0" => {
+                self.debug = true;
+                self.clang.push(a.into());
+            }
+            _ => {
+                let Some(level) = a.strip_prefix("-O") else {
+                    return Ok(false);
+                };
+                self.opt_level = Some(match level {
+                    "0" => 0,
+                    "1" => 1,
+                    "2" | "s" | "z" => 2,
+                    "" | "3" | "fast" => 3,
+                    other => {
+                        bail!("unknown optimization level -O{other}; use -O0, -O1, -O2 or -O3")
+                    }
+                });
+                self.clang.push(a.into());
+            }
+        }
+        Ok(true)
+    }
+
+    /// The GPU arch and CUDA root flags; true if `argv[*i]` is one.
+    fn take_arch(&mut self, argv: &[String], i: &mut usize) -> Result<bool> {
+        let a = argv[*i].as_str();
+        if let Some(v) = a
             .strip_prefix("--cuda-gpu-arch=")
             .or_else(|| a.strip_prefix("--offload-arch="))
         {
-            archs.extend(v.split(',').map(String::from));
+            self.archs.extend(v.split(',').map(String::from));
         } else if let Some(v) = a.strip_prefix("-arch=") {
-            archs.push(v.into());
+            self.archs.push(v.into());
         } else if a == "-arch" {
-            archs.push(value_of(argv, &mut i, a)?.into());
+            self.archs.push(value_of(argv, i, a)?.into());
         } else if let Some(v) = a.strip_prefix("--cuda-path=") {
-            cuda_path = Some(v.into());
-        } else if let Some(level) = a.strip_prefix("-O") {
-            opt_level = match level {
-                "0" => 0,
-                "1" => 1,
-                "2" | "s" | "z" => 2,
-                "" | "3" | "fast" => 3,
-                other => bail!("unknown optimization level -O{other}; use -O0, -O1, -O2 or -O3"),
-            };
-            clang.push(a.into());
-        } else if a.starts_with("-g") && a != "-g0" {
-            debug = true;
-            clang.push(a.into());
-        } else if CLANG_VALUED.contains(&a) {
-            clang.push(a.into());
-            clang.push(value_of(argv, &mut i, a)?.into());
-        } else if a.starts_with('-') {
-            clang.push(a.into());
+            self.cuda_path = Some(v.into());
         } else {
-            inputs.push(a.into());
+            return Ok(false);
         }
-        i += 1;
+        Ok(true)
     }
-    let own = match Own::try_parse_from(&own) {
-        Ok(o) => o,
+}
+
+/// Our flags, parsed by clap; `Err` carries the help or version text.
+fn parse_own(own: &[String]) -> Result<std::result::Result<Own, String>> {
+    match Own::try_parse_from(own) {
+        Ok(o) => Ok(Ok(o)),
         Err(e)
             if matches!(
                 e.kind(),
                 clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
             ) =>
         {
-            return Ok(Invocation::Help(e.to_string()));
+            Ok(Err(e.to_string()))
         }
         Err(e) => {
             let first = e
@@ -220,9 +358,19 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
                 .to_string();
             bail!("{first}; see gpucc-cache --help");
         }
-    };
+    }
+}
 
-    let input = match inputs.as_slice() {
+pub fn parse(argv: &[String]) -> Result<Invocation> {
+    let split = Split::new(argv)?;
+    let own = match parse_own(&split.own)? {
+        Ok(own) => own,
+        Err(help) => return Ok(Invocation::Help(help)),
+    };
+    if split.pass_through {
+        return Ok(Invocation::PassThrough(pass_through(split, own)));
+    }
+    let input = match split.inputs.as_slice() {
         [one] => one.clone(),
         [] => bail!("no input file; usage: gpucc-cache [OPTIONS] kernel.cu (see --help)"),
         many => bail!(
@@ -230,27 +378,63 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
             many.len()
         ),
     };
-    let arch = match archs.as_slice() {
-        [] => None,
-        [a] => Some(Arch::parse(a).ok_or_else(|| {
-            anyhow!(
-                "unknown GPU arch '{a}'; use one of {}",
-                Arch::supported_list()
-            )
-        })?),
-        _ => bail!(
-            "{} GPU archs given; gpucc-cache writes PTX for one arch per run",
-            archs.len()
-        ),
-    };
-    let kind = match (compile_only, asm, emit_llvm) {
+    let arch = one_arch(&split.archs)?;
+    let kind = match (split.compile_only, split.asm, split.emit_llvm) {
         (_, true, true) => Output::LlvmText,
         (true, false, true) => Output::LlvmBitcode,
         (true, false, false) => Output::Object,
         _ => Output::Ptx,
     };
+    let options = options(&own, arch, &split.clang)?;
+    let report = match own.cache_report.as_deref() {
+        None => ReportFormat::Text,
+        Some(r) => ReportFormat::parse(r).ok_or_else(|| {
+            anyhow!("invalid value '{r}' for --cache-report: expected text, json or none")
+        })?,
+    };
+    let output = match split.output {
+        Some(o) => o,
+        None => default_output(&input, kind)?,
+    };
+    Ok(Invocation::Compile(Box::new(Job {
+        input,
+        output,
+        kind,
+        arch,
+        opt_level: split.opt_level.unwrap_or(3),
+        debug: split.debug,
+        options,
+        report,
+        report_file: own.cache_report_file,
+        verify_ptx: own.verify_ptx,
+        clang: own.clang,
+        cuda_path: split.cuda_path,
+        verbose: split.verbose,
+        clang_flags: split.clang,
+    })))
+}
+
+/// The GPU arch asked for, if any: one per run.
+fn one_arch(archs: &[String]) -> Result<Option<Arch>> {
+    match archs {
+        [] => Ok(None),
+        [a] => Ok(Some(Arch::parse(a).ok_or_else(|| {
+            anyhow!(
+                "unknown GPU arch '{a}'; use one of {}",
+                Arch::supported_list()
+            )
+        })?)),
+        archs => bail!(
+            "{} GPU archs given; gpucc-cache writes PTX for one arch per run",
+            archs.len()
+        ),
+    }
+}
+
+/// The pass options from our flags.
+fn options(own: &Own, arch: Option<Arch>, clang: &[String]) -> Result<Options> {
     let mut options = Options::default();
-    let mut set = |k: &str, v: &Option<String>| -> Result<()> {
+    let mut set = |k: &str, v: Option<&String>| -> Result<()> {
         if let Some(v) = v {
             options
                 .set(k, v)
@@ -258,53 +442,66 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
         }
         Ok(())
     };
-    set("policy", &own.cache_policy)?;
-    set("block", &own.block_dim)?;
-    set("grid", &own.grid_dim)?;
-    set("sample-blocks", &own.sample_blocks)?;
-    set("model", &own.cache_model)?;
-    set("l1", &own.l1_size)?;
+    set("policy", own.cache_policy.as_ref())?;
+    set("block", own.block_dim.as_ref())?;
+    set("grid", own.grid_dim.as_ref())?;
+    set("sample-blocks", own.sample_blocks.as_ref())?;
+    set("model", own.cache_model.as_ref())?;
+    set("l1", own.l1_size.as_ref())?;
     for ka in &own.kernel_arg {
-        set("arg", &Some(ka.clone()))?;
+        set("arg", Some(ka))?;
     }
     if options.sample_blocks > 1 && options.grid.is_none() {
         bail!("--sample-blocks needs --grid-dim=X[xY[xZ]] to know where the blocks are");
     }
-    let report = match own.cache_report.as_deref() {
-        None => ReportFormat::Text,
-        Some(r) => ReportFormat::parse(r).ok_or_else(|| {
-            anyhow!("invalid value '{r}' for --cache-report: expected text, json or none")
-        })?,
-    };
-    let output = output.unwrap_or_else(|| {
-        let ext = match kind {
-            Output::Ptx => "ptx",
-            Output::LlvmText => "ll",
-            Output::LlvmBitcode => "bc",
-            Output::Object => "o",
-        };
-        input.with_extension(ext)
-    });
-    Ok(Invocation::Compile(Box::new(Job {
-        input,
-        output,
-        kind,
+    Ok(Options {
         arch,
-        opt_level,
-        debug,
-        options: Options {
-            arch,
-            rdc: clang.iter().any(|f| f == "-fgpu-rdc" || f == "-rdc=true"),
-            ..options
-        },
-        report,
-        report_file: own.cache_report_file,
-        verify_ptx: own.verify_ptx,
+        whole_program: !clang.iter().any(|f| f == "-fgpu-rdc" || f == "-rdc=true"),
+        ..options
+    })
+}
+
+/// clang's name for the output: the input with the output's extension.
+/// For `m.ll -S -emit-llvm` (or `m.bc -c -emit-llvm`) that is the input
+/// itself, which the driver would overwrite.
+fn default_output(input: &Path, kind: Output) -> Result<PathBuf> {
+    let (ext, mode) = match kind {
+        Output::Ptx => ("ptx", "PTX"),
+        Output::LlvmText => ("ll", "-S -emit-llvm"),
+        Output::LlvmBitcode => ("bc", "-c -emit-llvm"),
+        Output::Object => ("o", "-c"),
+    };
+    let output = input.with_extension(ext);
+    if output == input {
+        bail!(
+            "the default output of {mode} for {0} is {0} itself, which would overwrite the input; give -o with another name",
+            input.display()
+        );
+    }
+    Ok(output)
+}
+
+/// The clang command line for a pass-through run: the user's flags, plus
+/// what the compile route adds (`compile::clang_command`), so that `-E` and
+/// `-M` see the macros and headers the compile sees.
+fn pass_through(split: Split, own: Own) -> PassThrough {
+    let mut args: Vec<String> = Vec::new();
+    let is_cuda =
+        |p: &PathBuf| matches!(p.extension().and_then(|e| e.to_str()), Some("cu" | "cuh"));
+    if !split.clang.iter().any(|f| f.starts_with("-x")) && split.inputs.iter().any(is_cuda) {
+        args.extend(["-x".into(), "cuda".into()]);
+    }
+    // The wheels' CUDA 12.5 is newer than clang 19 fully knows; the device side is fine.
+    args.push("-Wno-unknown-cuda-version".into());
+    if split.opt_level.is_none() {
+        args.push("-O3".into());
+    }
+    args.extend(split.clang_raw);
+    PassThrough {
         clang: own.clang,
-        cuda_path,
-        verbose,
-        clang_flags: clang,
-    })))
+        cuda_path: split.cuda_path,
+        args,
+    }
 }
 
 fn flag_name(option: &str) -> &str {
@@ -327,8 +524,102 @@ mod tests {
         let v: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         match parse(&v).unwrap() {
             Invocation::Compile(j) => *j,
-            Invocation::Help(_) => panic!("help"),
+            _ => panic!("not a compile: {args:?}"),
         }
+    }
+
+    fn error(args: &[&str]) -> String {
+        let v: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        parse(&v).err().expect("an error").to_string()
+    }
+
+    #[test]
+    fn limits_are_accepted_up_to_the_bound() {
+        let j = job(&[
+            "k.cu",
+            "--grid-dim=2147483647x65535x65535",
+            "--block-dim=32x32",
+            "--sample-blocks=1024",
+            "--l1-size=1048576K",
+            "--kernel-arg=n=-9223372036854775808",
+            "--kernel-arg=1=0x7fffffffffffffff",
+        ]);
+        assert_eq!(j.options.sample_blocks, 1024);
+        assert_eq!(j.options.l1_bytes, Some(1 << 30));
+        let values: Vec<i64> = j.options.kernel_args.iter().map(|a| a.1).collect();
+        assert_eq!(values, vec![i64::MIN, i64::MAX]);
+    }
+
+    #[test]
+    fn edit_distance_counts_single_edits() {
+        assert_eq!(edit_distance("--cache-polcy", "--cache-policy"), 1);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
+    }
+
+    #[test]
+    fn misspellings_of_ours_are_not_clang_flags() {
+        assert_eq!(
+            error(&["k.cu", "--cache-polcy=aggressive"]),
+            "unknown option '--cache-polcy'; did you mean '--cache-policy'?"
+        );
+        assert!(error(&["k.cu", "--blockdim", "16"]).contains("'--block-dim'"));
+        // Clang's flags with the same prefixes still go to clang.
+        let j = job(&["k.cu", "--verify-debug-info", "--cuda-noopt-device-debug"]);
+        assert!(j.clang_flags.contains(&"--verify-debug-info".to_string()));
+    }
+
+    #[test]
+    fn default_output_is_never_the_input() {
+        assert!(error(&["m.ll", "-S", "-emit-llvm"]).contains("give -o"));
+        assert!(error(&["m.bc", "-c", "-emit-llvm"]).contains("give -o"));
+        assert_eq!(job(&["m.ll", "-S"]).output, PathBuf::from("m.ptx"));
+        let j = job(&["m.ll", "-S", "-emit-llvm", "-o", "n.ll"]);
+        assert_eq!(j.output, PathBuf::from("n.ll"));
+    }
+
+    #[test]
+    fn preprocessing_passes_through_without_our_flags() {
+        let v: Vec<String> = ["--cache-policy", "off", "-E", "-DN=2", "k.cu", "-o", "k.i"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let Ok(Invocation::PassThrough(run)) = parse(&v) else {
+            panic!("-E is a pass-through run")
+        };
+        assert_eq!(
+            run.args,
+            [
+                "-x",
+                "cuda",
+                "-Wno-unknown-cuda-version",
+                "-O3",
+                "-E",
+                "-DN=2",
+                "k.cu",
+                "-o",
+                "k.i"
+            ]
+        );
+        let v: Vec<String> = ["-###", "-x", "cuda", "-O1", "k.cu.txt"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let Ok(Invocation::PassThrough(run)) = parse(&v) else {
+            panic!("-### is a pass-through run")
+        };
+        assert_eq!(
+            run.args,
+            [
+                "-Wno-unknown-cuda-version",
+                "-###",
+                "-x",
+                "cuda",
+                "-O1",
+                "k.cu.txt"
+            ]
+        );
     }
 
     #[test]

@@ -164,12 +164,21 @@ fn in_process(job: &Job) -> Result<()> {
     if let Err(e) = module.verify() {
         bail!("{} is not valid IR: {}", job.input.display(), first_line(e));
     }
+    // Whether the user's module carries debug info (then only the keys are
+    // removed from the PTX, not the user's line table).
+    let had_debug = module.get_global_metadata_size("llvm.dbg.cu") > 0;
+    let lowering = if job.kind == Output::Ptx {
+        Lowering::Keys
+    } else {
+        opts.lowering
+    };
     let outcome = run_on(
         &module,
         Mode::Full,
         &Options {
             report: ReportFormat::None,
             report_file: None,
+            lowering,
             ..opts.clone()
         },
     )
@@ -200,16 +209,16 @@ fn in_process(job: &Job) -> Result<()> {
         }
         Output::Ptx => {
             let ptx = emit_ptx(&module, &arch, job.opt_level)?;
-            std::fs::write(&job.output, &ptx).with_context(|| {
-                format!(
-                    "cannot write {}; check the directory exists and is writable",
-                    job.output.display()
-                )
-            })?;
-            if job.verify_ptx {
-                let cuda = toolchain::cuda(job.cuda_path.as_deref())?.path;
-                verify_ptx(&cuda, &job.output, &arch, job.verbose)?;
-            }
+            let keyed = String::from_utf8_lossy(&ptx);
+            let strip = if had_debug {
+                Strip::KeysOnly
+            } else {
+                Strip::AllDebugInfo
+            };
+            let report = outcome
+                .report
+                .ok_or_else(|| anyhow!("internal error: the pass returned no report"))?;
+            return finish_ptx(job, &keyed, report, strip);
         }
         Output::Object => unreachable!("objects go through clang"),
     }
@@ -247,8 +256,8 @@ fn emit_ptx(module: &Module, arch: &str, opt_level: u8) -> Result<Vec<u8>> {
                 .collect::<Vec<_>>()
                 .join(",")
         })
-        .filter(|f| !f.is_empty())
-        .unwrap_or_else(|| "+ptx85".into());
+        // Without a request, the CPU's own minimum PTX version, as llc does.
+        .unwrap_or_default();
     let level = match opt_level {
         0 => OptimizationLevel::None,
         1 => OptimizationLevel::Less,
@@ -384,8 +393,12 @@ fn through_clang(job: &Job) -> Result<()> {
 /// report completed with what the PTX holds. The report is written first,
 /// so that a failure leaves no PTX behind; the PTX is written atomically.
 fn finish_ptx(job: &Job, keyed: &str, mut report: Report, strip: Strip) -> Result<()> {
-    let applied = ptx::apply(keyed, strip)
-        .map_err(|e| anyhow!("cannot read the backend's PTX for {}: {e}", job.input.display()))?;
+    let applied = ptx::apply(keyed, strip).map_err(|e| {
+        anyhow!(
+            "cannot read the backend's PTX for {}: {e}",
+            job.input.display()
+        )
+    })?;
     ptx::account(&mut report, &applied);
     let unaccounted: u32 = report
         .kernels
@@ -403,8 +416,12 @@ fn finish_ptx(job: &Job, keyed: &str, mut report: Report, strip: Strip) -> Resul
         let tmp = crate::output::temp_dir()?;
         let check = tmp.path().join("check.ptx");
         std::fs::write(&check, &applied.text)?;
-        verify_ptx(&cuda, &check, &applied.target.arch.to_string(), job.verbose)
-            .map_err(|_| anyhow!("ptxas rejected the PTX for {} (its errors are above); no output written", job.input.display()))?;
+        verify_ptx(&cuda, &check, &applied.target.arch.to_string(), job.verbose).map_err(|_| {
+            anyhow!(
+                "ptxas rejected the PTX for {} (its errors are above); no output written",
+                job.input.display()
+            )
+        })?;
     }
     if wants_report(job) {
         write_report(&report, job.report, job.report_file.as_deref())

@@ -4,26 +4,39 @@
 //!
 //! Thin by design: this file splits the command line into our flags and
 //! clang's, and wires the pieces; `toolchain` finds clang and CUDA;
-//! `compile` runs the two routes (in-process pass, or clang with the plugin).
-//! The analysis itself is the `gpucc-cache-pass` library.
+//! `compile` runs the two routes (in-process pass, or clang with the plugin);
+//! `output` guards the files a run touches; `fatal` turns LLVM's fatal
+//! errors into ours. The analysis itself is the `gpucc-cache-pass` library.
 
 mod args;
 mod compile;
+mod fatal;
+mod output;
 mod toolchain;
 
-use std::process::ExitCode;
+use std::io::Write as _;
+use std::process::{Command, ExitCode};
+
+use anyhow::{bail, Result};
 
 fn main() -> ExitCode {
+    // First, so that no LLVM code runs without it.
+    fatal::install();
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let result = args::parse(&argv).and_then(|inv| match inv {
         args::Invocation::Help(text) => {
-            print!("{text}");
-            Ok(())
+            // A closed stdout (`--help | head -0`) is not an error worth a panic.
+            let _ = std::io::stdout().write_all(text.as_bytes());
+            Ok(ExitCode::SUCCESS)
         }
-        args::Invocation::Compile(job) => compile::run(&job),
+        args::Invocation::PassThrough(run) => pass_through(&run),
+        args::Invocation::Compile(job) => {
+            fatal::set_input(job.input.display().to_string());
+            compile::run(&job).map(|()| ExitCode::SUCCESS)
+        }
     });
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             // One line: the chain of contexts joined, outermost first.
             let msg: Vec<String> = e
@@ -33,5 +46,25 @@ fn main() -> ExitCode {
             eprintln!("gpucc-cache: error: {}", msg.join(": "));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `-E`, `-M`, `-fsyntax-only`, `-###`: clang runs alone, with the clang and
+/// CUDA root a compile would use, and its exit status is ours. Clang has
+/// printed its own errors, so a failure adds no line of ours.
+fn pass_through(run: &args::PassThrough) -> Result<ExitCode> {
+    let clang = toolchain::clang(run.clang.as_deref())?;
+    let mut cmd = Command::new(&clang.path);
+    // Checked even when the user gave one (it is among the args), for our
+    // message rather than clang's.
+    let cuda = toolchain::cuda(run.cuda_path.as_deref())?;
+    if run.cuda_path.is_none() {
+        cmd.arg(format!("--cuda-path={}", cuda.path.display()));
+    }
+    cmd.args(&run.args);
+    let status = toolchain::status(&mut cmd)?;
+    match status.code() {
+        Some(code) => Ok(ExitCode::from(u8::try_from(code).unwrap_or(1))),
+        None => bail!("clang crashed ({status}); its command was {cmd:?}"),
     }
 }

@@ -24,7 +24,22 @@ fn on_path(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// clang 19, checked to be one: anything else (another version, or not
+/// clang at all) fails later with errors that do not point here.
 pub fn clang(flag: Option<&Path>) -> Result<Found> {
+    let (found, named, fix) = locate_clang(flag)?;
+    if let Err(said) = answers_clang_19(&found.path) {
+        bail!("{named} is not clang 19 ({said}); point {fix} at clang++-19");
+    }
+    Ok(found)
+}
+
+/// The clang to use, how to name it in an error, and the setting to fix.
+fn locate_clang(flag: Option<&Path>) -> Result<(Found, String, &'static str)> {
+    let found = |path: PathBuf, how: &str| Found {
+        path,
+        how: how.into(),
+    };
     if let Some(p) = flag {
         if !p.is_file() {
             bail!(
@@ -32,10 +47,8 @@ pub fn clang(flag: Option<&Path>) -> Result<Found> {
                 p.display()
             );
         }
-        return Ok(Found {
-            path: p.into(),
-            how: "--clang".into(),
-        });
+        let named = format!("--clang={}", p.display());
+        return Ok((found(p.into(), "--clang"), named, "--clang"));
     }
     if let Some(p) = std::env::var_os("GPUCC_CACHE_CLANG") {
         let p = PathBuf::from(p);
@@ -45,25 +58,46 @@ pub fn clang(flag: Option<&Path>) -> Result<Found> {
                 p.display()
             );
         }
-        return Ok(Found {
-            path: p,
-            how: "GPUCC_CACHE_CLANG".into(),
-        });
+        let named = format!("GPUCC_CACHE_CLANG={}", p.display());
+        return Ok((found(p, "GPUCC_CACHE_CLANG"), named, "GPUCC_CACHE_CLANG"));
     }
-    if let Some(p) = on_path("clang++-19") {
-        return Ok(Found {
-            path: p,
-            how: "clang++-19 on PATH".into(),
+    let system = on_path("clang++-19")
+        .map(|p| (p, "clang++-19 on PATH"))
+        .or_else(|| {
+            let debian = PathBuf::from("/usr/lib/llvm-19/bin/clang++");
+            debian.is_file().then_some((debian, "/usr/lib/llvm-19"))
         });
+    match system {
+        Some((p, how)) => {
+            let named = format!("{} ({how})", p.display());
+            Ok((found(p, how), named, "--clang"))
+        }
+        None => {
+            bail!("clang 19 not found; run scripts/setup (installs clang-19) or pass --clang=PATH")
+        }
     }
-    let debian = PathBuf::from("/usr/lib/llvm-19/bin/clang++");
-    if debian.is_file() {
-        return Ok(Found {
-            path: debian,
-            how: "/usr/lib/llvm-19".into(),
-        });
+}
+
+/// `Ok` if `clang --version` says clang 19; else what it said instead.
+fn answers_clang_19(clang: &Path) -> std::result::Result<(), String> {
+    let out = Command::new(clang)
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("it cannot run: {e}"))?;
+    let said =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    // "clang version 19.1.1", also "Ubuntu clang version 19.1.1 (...)".
+    if out.status.success() && said.contains("clang version 19.") {
+        return Ok(());
     }
-    bail!("clang 19 not found; run scripts/setup (installs clang-19) or pass --clang=PATH")
+    let first = said.lines().map(str::trim).find(|l| !l.is_empty());
+    Err(match first {
+        None => format!("it printed nothing for --version, {}", out.status),
+        Some(l) if l.chars().count() > 80 => {
+            format!("it printed '{}...'", l.chars().take(80).collect::<String>())
+        }
+        Some(l) => format!("it printed '{l}'"),
+    })
 }
 
 /// A CUDA root clang accepts with `--cuda-path`: it has `include/cuda.h` and libdevice.
@@ -168,6 +202,12 @@ pub enum Ended {
     Failed,
     /// Killed by a signal: it crashed.
     Crashed(i32),
+}
+
+/// Runs a command with our stdin, stdout and stderr; its exit status.
+pub fn status(cmd: &mut Command) -> Result<std::process::ExitStatus> {
+    cmd.status()
+        .map_err(|e| anyhow::anyhow!("cannot run {}: {e}", cmd.get_program().to_string_lossy()))
 }
 
 /// Runs a command; its output goes to ours.

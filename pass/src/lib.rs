@@ -94,6 +94,10 @@ pub fn run(module: ir::Module, mode: Mode, opts: &Options) -> Result<Outcome, Er
     }
     let mut analysis = analysis::analyze(module, opts);
     if keys {
+        // Remarks first, while the loads still carry their source locations.
+        if transform {
+            plugin::emit_remarks(&analysis);
+        }
         // Every load stays as it is; only debug locations move.
         lower::write_keys(module, &analysis.keyed);
         changed = true;

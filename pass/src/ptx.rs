@@ -59,6 +59,13 @@ pub struct PtxLoad {
     pub kept: Option<&'static str>,
 }
 
+impl PtxLoad {
+    /// A generic-address `ld` (counted only when keyed as global).
+    pub fn is_generic(&self) -> bool {
+        !self.original.starts_with("ld.global.")
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Applied {
     pub text: String,
@@ -114,8 +121,10 @@ fn names_cache_operator(q: &str) -> bool {
 
 /// The opcode for `decision`, or why it stays as written.
 pub fn rewrite(opcode: &str, decision: Decision, target: Target) -> Result<String, &'static str> {
-    let Some(rest) = opcode.strip_prefix("ld.global.") else {
-        return Err("not an ld.global");
+    let (space, rest) = match opcode.strip_prefix("ld.global.") {
+        Some(rest) => ("ld.global", rest),
+        None if is_generic_load(opcode) => ("ld", &opcode[3..]),
+        None => return Err("not an ld.global"),
     };
     let quals: Vec<&str> = rest.split('.').collect();
     if quals.iter().any(|q| names_cache_operator(q)) {
@@ -143,7 +152,19 @@ pub fn rewrite(opcode: &str, decision: Decision, target: Target) -> Result<Strin
             quals[1..].join(".")
         ));
     }
-    Ok(format!("ld.global.{}.{}", op.spelling(), quals.join(".")))
+    Ok(format!("{space}.{}.{}", op.spelling(), quals.join(".")))
+}
+
+/// A generic-address load (`ld.f32`, `ld.v2.u32`): the backend writes one
+/// for a pointer it cannot place, such as a device function's parameter.
+/// The PTX ISA allows cache operators on it; they act when the address is
+/// global, which the analysis proved before keying it.
+fn is_generic_load(opcode: &str) -> bool {
+    let mut q = opcode.split('.');
+    q.next() == Some("ld")
+        && q.next().is_some_and(|first| {
+            first.starts_with('v') && first[1..].parse::<u32>().is_ok() || is_ptx_type(first)
+        })
 }
 
 /// The name of the function a PTX header line opens, if it is one.
@@ -271,7 +292,10 @@ impl Walk {
         let Some((prefix, opcode, rest)) = split_instruction(line) else {
             return line.to_string();
         };
-        if !opcode.starts_with("ld.global.") {
+        let generic = is_generic_load(opcode);
+        // A generic load counts only when a key says it reads global memory.
+        let keyed_global = self.key.is_some_and(|k| k.decision != Decision::Default);
+        if !opcode.starts_with("ld.global.") && !(generic && keyed_global) {
             return line.to_string();
         }
         let decision = self.key.map_or(Decision::Default, |k| k.decision);
@@ -370,6 +394,7 @@ pub fn account(report: &mut Report, applied: &Applied) {
     for l in &applied.loads {
         let count = per_function.entry(l.function.as_str()).or_default();
         count.global_loads += 1;
+        count.generic += u32::from(l.is_generic());
         match l.key {
             Some(k) => {
                 let e = per_key

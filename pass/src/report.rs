@@ -40,6 +40,8 @@ pub struct KernelReport {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
 pub struct PtxCount {
     pub global_loads: u32,
+    /// Of those, generic-address `ld` that a key proves global.
+    pub generic: u32,
     /// `ld.global` with no key: made by the backend from nothing the analysis saw.
     pub unaccounted: u32,
 }
