@@ -18,7 +18,7 @@ use std::path::Path;
 use std::process::Command;
 
 use anyhow::{anyhow, bail, Context as _, Result};
-use gpucc_cache_pass::options::{Options, ENV_OPTIONS};
+use gpucc_cache_pass::options::{Dim3, KernelShape, Options, ShapeOrigin, ENV_OPTIONS};
 use gpucc_cache_pass::ptx::{self, Strip};
 use gpucc_cache_pass::{is_nvptx, run_on, write_report, Lowering, Mode, Report, ReportFormat};
 use inkwell::context::Context;
@@ -229,10 +229,28 @@ fn in_process(job: &Job) -> Result<()> {
     Ok(())
 }
 
+/// `-use-unknown-locations=Enable`, as the `.cu` route passes it to clang:
+/// an instruction without a location gets a line-0 record rather than the
+/// previous instruction's (which may be a load's key). Debug output only.
+fn unknown_locations_get_line_zero() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let args = [
+            c"gpucc-cache".as_ptr(),
+            c"-use-unknown-locations=Enable".as_ptr(),
+        ];
+        // SAFETY: two valid C strings; LLVM parses its options once here.
+        unsafe {
+            llvm_sys::support::LLVMParseCommandLineOptions(2, args.as_ptr(), std::ptr::null())
+        };
+    });
+}
+
 /// PTX from the module with LLVM's NVPTX backend, configured as clang
 /// configures it (CPU and PTX version from the module's own attributes).
 fn emit_ptx(module: &Module, arch: &str, opt_level: u8) -> Result<Vec<u8>> {
     Target::initialize_nvptx(&InitializationConfig::default());
+    unknown_locations_get_line_zero();
     let triple = module.get_triple();
     let triple = if triple.as_str().to_bytes().is_empty() {
         TargetTriple::create("nvptx64-nvidia-cuda")
@@ -321,6 +339,8 @@ fn through_clang(job: &Job) -> Result<()> {
         report_file: Some(report_path.clone()),
         ..job.options.clone()
     };
+    #[cfg(any())]
+    add_host_launches(&job.input, &mut opts);
     let mut cmd = clang_command(job, &clang.path, &cuda.path);
     match job.kind {
         Output::Object => {
@@ -344,6 +364,10 @@ fn through_clang(job: &Job) -> Result<()> {
         if !job.debug {
             cmd.arg("-gline-tables-only");
         }
+        // An instruction the backend left without a location (MachineLICM
+        // drops the location of what it hoists) gets a line-0 record instead
+        // of silently inheriting the key of the load before it.
+        cmd.args(["-mllvm", "-use-unknown-locations=Enable"]);
     } else if job.kind != Output::Object && wants_report(job) && !job.debug {
         cmd.arg("-gline-tables-only");
         opts.strip_debug = true;
@@ -389,16 +413,53 @@ fn through_clang(job: &Job) -> Result<()> {
     Ok(())
 }
 
+/// Block and grid shapes of the constant launches in the file's host code
+/// (`<<<grid, block>>>`, `cudaLaunchKernel`), after the user's own: the
+/// analysis needs the shape the program really uses.
+#[cfg(any())]
+fn add_host_launches(input: &Path, opts: &mut Options) {
+    let Ok(source) = std::fs::read_to_string(input) else {
+        return;
+    };
+    let dim = |s: crate::launch::Shape| Dim3 {
+        x: s.x,
+        y: s.y,
+        z: s.z,
+    };
+    for l in crate::launch::find_launches(&source) {
+        let origin = ShapeOrigin::HostLaunch { line: l.line };
+        if let Some(b) = l.block {
+            opts.kernel_blocks.push(KernelShape {
+                kernel: l.kernel.clone(),
+                dim: dim(b),
+                origin,
+            });
+        }
+        if let Some(g) = l.grid {
+            opts.kernel_grids.push(KernelShape {
+                kernel: l.kernel,
+                dim: dim(g),
+                origin,
+            });
+        }
+    }
+}
+
 /// From keyed PTX to the user's PTX: operators written, keys removed,
 /// report completed with what the PTX holds. The report is written first,
 /// so that a failure leaves no PTX behind; the PTX is written atomically.
 fn finish_ptx(job: &Job, keyed: &str, mut report: Report, strip: Strip) -> Result<()> {
-    let applied = ptx::apply(keyed, strip).map_err(|e| {
+    let unreadable = |e: ptx::PtxError| {
         anyhow!(
             "cannot read the backend's PTX for {}: {e}",
             job.input.display()
         )
-    })?;
+    };
+    let mut applied = ptx::apply(keyed, strip).map_err(unreadable)?;
+    let recovered = ptx::recover(&report, &applied);
+    if !recovered.is_empty() {
+        applied = ptx::apply_with(keyed, strip, &recovered).map_err(unreadable)?;
+    }
     ptx::account(&mut report, &applied);
     let unaccounted: u32 = report
         .kernels

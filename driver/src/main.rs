@@ -8,9 +8,11 @@
 //! `output` guards the files a run touches; `fatal` turns LLVM's fatal
 //! errors into ours. The analysis itself is the `gpucc-cache-pass` library.
 
+mod apply;
 mod args;
 mod compile;
 mod fatal;
+// mod launch; (wired when launch.rs lands)
 mod output;
 mod toolchain;
 
@@ -23,18 +25,11 @@ fn main() -> ExitCode {
     // First, so that no LLVM code runs without it.
     fatal::install();
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    let result = args::parse(&argv).and_then(|inv| match inv {
-        args::Invocation::Help(text) => {
-            // A closed stdout (`--help | head -0`) is not an error worth a panic.
-            let _ = std::io::stdout().write_all(text.as_bytes());
-            Ok(ExitCode::SUCCESS)
-        }
-        args::Invocation::PassThrough(run) => pass_through(&run),
-        args::Invocation::Compile(job) => {
-            fatal::set_input(job.input.display().to_string());
-            compile::run(&job).map(|()| ExitCode::SUCCESS)
-        }
-    });
+    let result = if argv.first().is_some_and(|a| a == "apply") {
+        apply::run(&argv[1..]).map(|()| ExitCode::SUCCESS)
+    } else {
+        compile(&argv)
+    };
     match result {
         Ok(code) => code,
         Err(e) => {
@@ -47,6 +42,21 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn compile(argv: &[String]) -> Result<ExitCode> {
+    args::parse(argv).and_then(|inv| match inv {
+        args::Invocation::Help(text) => {
+            // A closed stdout (`--help | head -0`) is not an error worth a panic.
+            let _ = std::io::stdout().write_all(text.as_bytes());
+            Ok(ExitCode::SUCCESS)
+        }
+        args::Invocation::PassThrough(run) => pass_through(&run),
+        args::Invocation::Compile(job) => {
+            fatal::set_input(job.input.display().to_string());
+            compile::run(&job).map(|()| ExitCode::SUCCESS)
+        }
+    })
 }
 
 /// `-E`, `-M`, `-fsyntax-only`, `-###`: clang runs alone, with the clang and

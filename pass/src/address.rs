@@ -713,7 +713,12 @@ impl<'a> Folder<'a> {
         if recurrent.is_empty() {
             return (*first).clone();
         }
-        // A recurrence: every back-edge value must be `phi + step`, one step.
+        // A recurrence: every back-edge value must be `phi + step`, one
+        // loop-invariant step. Anything else (`s >>= 1`, two steps, a step
+        // read from memory inside the loop) takes its first-iteration value:
+        // Algorithm 1 deletes back edges, and only the first iteration is
+        // evaluated.
+        let first_iteration = (*first).clone();
         let mut step: Option<E> = None;
         for r in recurrent {
             let s = match &**r {
@@ -735,10 +740,10 @@ impl<'a> Folder<'a> {
                     rhs,
                     bits,
                 } if **lhs == me && !rhs.has_rec() => bin(BinOp::Sub, konst(0), rhs.clone(), *bits),
-                _ => return unknown(Why::Unsupported("non-affine recurrence".into())),
+                _ => return first_iteration,
             };
-            if step.as_ref().is_some_and(|p| *p != s) {
-                return unknown(Why::Unsupported("recurrence with two steps".into()));
+            if step.as_ref().is_some_and(|p| *p != s) || s.has_unknown() {
+                return first_iteration;
             }
             step = Some(s);
         }
@@ -788,6 +793,35 @@ impl<'a> Folder<'a> {
             }
         }
         unknown(Why::Call(name))
+    }
+
+    /// The condition under which a `switch` on `on` goes to the case
+    /// `value`s (`any_of`), or to none of them (the default).
+    pub fn switch_cond(&mut self, on: Value, values: &[Value], any_of: bool) -> Rc<Cond> {
+        let Some(bits) = width(on) else {
+            return Rc::new(Cond::Unknown(Why::Unsupported("vector switch".into())));
+        };
+        let x = self.fold(on);
+        let pred = if any_of {
+            IntPredicate::LLVMIntEQ
+        } else {
+            IntPredicate::LLVMIntNE
+        };
+        let mut out: Option<Rc<Cond>> = None;
+        for v in values {
+            let c = Rc::new(Cond::Cmp {
+                pred,
+                lhs: x.clone(),
+                rhs: self.fold(*v),
+                bits,
+            });
+            out = Some(match out {
+                None => c,
+                Some(o) if any_of => Rc::new(Cond::Or(o, c)),
+                Some(o) => Rc::new(Cond::And(o, c)),
+            });
+        }
+        out.unwrap_or_else(|| Rc::new(Cond::Const(true)))
     }
 
     /// The condition an `i1` value stands for.
@@ -840,6 +874,21 @@ impl<'a> Folder<'a> {
                     (_, Some(0)) => Cond::And(self.cond(a), self.cond(t)),
                     (Some(c), _) if c != 0 => Cond::Or(self.cond(a), self.cond(f)),
                     _ => Cond::Unknown(Why::Unsupported("select of conditions".into())),
+                }
+            }
+            // A frozen condition is the condition wherever it is defined.
+            Some(Opcode::LLVMFreeze) => (*self.cond(v.operand(0))).clone(),
+            // `trunc i32 %x to i1` is the low bit.
+            Some(Opcode::LLVMTrunc) => {
+                let x = v.operand(0);
+                let Some(bits) = width(x) else {
+                    return Cond::Unknown(Why::Unsupported("vector trunc".into()));
+                };
+                Cond::Cmp {
+                    pred: IntPredicate::LLVMIntNE,
+                    lhs: bin(BinOp::And, self.fold(x), konst(1), bits),
+                    rhs: konst(0),
+                    bits,
                 }
             }
             Some(Opcode::LLVMLoad) => Cond::Unknown(Why::Memory),

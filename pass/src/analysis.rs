@@ -133,18 +133,20 @@ struct Unit {
     is_kernel: bool,
     block: Dim3,
     source: BlockSource,
+    grid: Option<Dim3>,
 }
 
 fn units(module: Module, kernels: &[Kernel], opts: &Options) -> Vec<Unit> {
     let mut out: Vec<Unit> = kernels
         .iter()
         .map(|k| {
-            let (block, source) = k.block(opts.block);
+            let (block, source) = k.block(opts);
             Unit {
                 function: k.function,
                 is_kernel: true,
                 block,
                 source,
+                grid: k.grid(opts),
             }
         })
         .collect();
@@ -161,20 +163,27 @@ fn units(module: Module, kernels: &[Kernel], opts: &Options) -> Vec<Unit> {
             .find_map(|c| {
                 out.iter()
                     .find(|u| u.is_kernel && u.function == c.parent_function())
-                    .map(|u| (u.block, u.source))
+                    .map(|u| (u.block, u.source, u.grid))
             });
-        let (block, source) = caller.unwrap_or_else(|| {
-            kernels
-                .first()
-                .map_or((crate::options::DEFAULT_BLOCK, BlockSource::Default), |k| {
-                    k.block(opts.block)
-                })
+        let (block, source, grid) = caller.unwrap_or_else(|| {
+            kernels.first().map_or(
+                (
+                    crate::options::DEFAULT_BLOCK,
+                    BlockSource::Default,
+                    opts.grid,
+                ),
+                |k| {
+                    let (b, s) = k.block(opts);
+                    (b, s, k.grid(opts))
+                },
+            )
         });
         out.push(Unit {
             function: f,
             is_kernel: false,
             block,
             source,
+            grid,
         });
     }
     out
@@ -293,7 +302,7 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
             known
                 .sregs
                 .insert(Sreg::Ntid(a), unit.block.as_array()[a as usize] as i64);
-            if let Some(g) = opts.grid {
+            if let Some(g) = unit.grid {
                 known
                     .sregs
                     .insert(Sreg::Nctaid(a), g.as_array()[a as usize] as i64);
@@ -306,8 +315,8 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
             globals: &globals,
         });
         let doms = Dominators::of(unit.function);
-        let blocks = sample_blocks(opts.grid, opts.sample_blocks);
-        let mut env = Env::new(unit.block, opts.grid, args.clone());
+        let blocks = sample_blocks(unit.grid, opts.sample_blocks);
+        let mut env = Env::new(unit.block, unit.grid, args.clone());
         let mut kr = KernelReport {
             name: demangle(&symbol),
             symbol: symbol.clone(),
@@ -318,7 +327,7 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
             }
             .into(),
             block_dim: unit.block.as_array(),
-            block_dim_source: unit.source.name().into(),
+            block_dim_source: unit.source.name(),
             sampled_blocks: blocks.len() as u32,
             loads: Vec::new(),
             skipped: Vec::new(),
@@ -397,7 +406,7 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
                 ));
             } else if let Some(why) = address.unknown_reason() {
                 notes.push(format!("address unknown: {why}"));
-            } else if !traffic.analyzable && opts.grid.is_none() && reads_grid(&address) {
+            } else if !traffic.analyzable && unit.grid.is_none() && reads_grid(&address) {
                 notes.push(
                     "address reads gridDim; give --grid-dim (pass parameter grid=) to analyze it"
                         .into(),

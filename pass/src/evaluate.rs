@@ -312,14 +312,33 @@ impl Dominators {
         let mut b = block;
         loop {
             if let Some([p]) = self.preds.get(&b).map(Vec::as_slice) {
-                if let Some((cond, t, f)) = p.conditional_branch() {
-                    let cond = folder.cond(cond);
+                let guard = if let Some((cond, t, f)) = p.conditional_branch() {
+                    (t != f).then(|| (folder.cond(cond), t == b))
+                } else if let Some((on, default, cases)) = p.switch() {
+                    // The values that lead here, or, for the default, the
+                    // values that all lead elsewhere.
+                    let to_b: Vec<Value> = cases
+                        .iter()
+                        .filter(|(_, d)| *d == b)
+                        .map(|(v, _)| *v)
+                        .collect();
+                    if default == b {
+                        let others: Vec<Value> = cases
+                            .iter()
+                            .filter(|(_, d)| *d != b)
+                            .map(|(v, _)| *v)
+                            .collect();
+                        Some((folder.switch_cond(on, &others, false), true))
+                    } else {
+                        Some((folder.switch_cond(on, &to_b, true), true))
+                    }
+                } else {
+                    None
+                };
+                if let Some((cond, expect)) = guard {
                     let leaves_loop = cond.loop_headers().into_iter().any(|h| !self.in_loop(h, b));
-                    if t != f && !leaves_loop {
-                        out.push(Guard {
-                            cond,
-                            expect: t == b,
-                        });
+                    if !leaves_loop {
+                        out.push(Guard { cond, expect });
                     }
                 }
             }

@@ -276,8 +276,12 @@ impl Module {
     /// does by default; the driver keeps them during the pass only to match
     /// `--kernel-arg=NAME=...` to parameters.
     pub fn discard_local_names(self) {
-        // SAFETY: walking and renaming the module's own local values.
+        // SAFETY: walking and renaming the module's own local values; the
+        // context flag makes later passes' names no-ops, as under clang
+        // (a codegen pass naming a block "<header>.preheader" would
+        // otherwise leave a `// %.preheader` comment clang does not write).
         unsafe {
+            LLVMContextSetDiscardValueNames(self.context(), 1);
             for f in self.functions() {
                 for p in f.params() {
                     LLVMSetValueName2(p.0, c"".as_ptr(), 0);
@@ -804,6 +808,24 @@ impl Block {
     }
 
     /// For a conditional `br`, its condition and (true, false) targets.
+    /// The block's `switch`: its condition, default destination and cases.
+    pub fn switch(self) -> Option<(Value, Block, Vec<(Value, Block)>)> {
+        let t = self.terminator()?;
+        if t.opcode() != Some(LLVMOpcode::LLVMSwitch) {
+            return None;
+        }
+        // SAFETY: a switch's operands are the condition, the default
+        // destination, then (case value, destination) pairs.
+        unsafe {
+            let n = LLVMGetNumOperands(t.0);
+            let block = |i| Block(LLVMValueAsBasicBlock(LLVMGetOperand(t.0, i as u32)));
+            let cases = (1..n / 2)
+                .map(|c| (Value(LLVMGetOperand(t.0, (2 * c) as u32)), block(2 * c + 1)))
+                .collect();
+            Some((Value(LLVMGetOperand(t.0, 0)), block(1), cases))
+        }
+    }
+
     pub fn conditional_branch(self) -> Option<(Value, Block, Block)> {
         let t = self.terminator()?;
         if t.opcode() != Some(LLVMOpcode::LLVMBr) {

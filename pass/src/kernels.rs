@@ -7,7 +7,7 @@
 //! `maxntid` (`__launch_bounds__`), else a stated default.
 
 use crate::ir::{Module, Value};
-use crate::options::{Dim3, DEFAULT_BLOCK};
+use crate::options::{Dim3, KernelShape, Options, ShapeOrigin, DEFAULT_BLOCK};
 
 /// LLVM's `CallingConv::PTX_Kernel`.
 const PTX_KERNEL_CC: u32 = 71;
@@ -16,20 +16,75 @@ const PTX_KERNEL_CC: u32 = 71;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BlockSource {
     User,
+    /// A constant `<<<grid, block>>>` in the host code, at this line.
+    HostLaunch(u32),
     Reqntid,
     Maxntid,
     Default,
 }
 
 impl BlockSource {
-    pub fn name(self) -> &'static str {
+    pub fn name(self) -> String {
         match self {
-            BlockSource::User => "user",
-            BlockSource::Reqntid => "reqntid",
-            BlockSource::Maxntid => "maxntid (__launch_bounds__)",
-            BlockSource::Default => "default",
+            BlockSource::User => "user".into(),
+            BlockSource::HostLaunch(line) => format!("host launch at line {line}"),
+            BlockSource::Reqntid => "reqntid".into(),
+            BlockSource::Maxntid => "maxntid (__launch_bounds__)".into(),
+            BlockSource::Default => "default".into(),
         }
     }
+}
+
+fn origin_source(o: ShapeOrigin) -> BlockSource {
+    match o {
+        ShapeOrigin::User => BlockSource::User,
+        ShapeOrigin::HostLaunch { line } => BlockSource::HostLaunch(line),
+    }
+}
+
+/// The shape given for the kernel `symbol`: the user's first, then the
+/// first host launch.
+pub fn shape_for<'a>(shapes: &'a [KernelShape], symbol: &str) -> Option<&'a KernelShape> {
+    let mine = |k: &&KernelShape| names_kernel(symbol, &k.kernel);
+    shapes
+        .iter()
+        .filter(mine)
+        .find(|k| k.origin == ShapeOrigin::User)
+        .or_else(|| shapes.iter().find(mine))
+}
+
+/// Whether the symbol (mangled or not) is the function named `ident` in
+/// the source, ignoring namespaces, classes, template arguments and
+/// parameters: `_ZN2ns4kernIfEEvPT_` names `kern`.
+pub fn names_kernel(symbol: &str, ident: &str) -> bool {
+    if symbol == ident {
+        return true;
+    }
+    if !symbol.starts_with("_Z") {
+        return false;
+    }
+    let full = demangle(symbol);
+    // Cut the parameter list: the first '(' outside template brackets.
+    let mut depth = 0i32;
+    let mut end = full.len();
+    for (i, c) in full.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            '(' if depth == 0 => {
+                end = i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    let mut name = full[..end].trim_end();
+    if name.ends_with('>') {
+        name = name.find('<').map_or(name, |i| &name[..i]);
+    }
+    // Return types of templates come first: `void ns::kern<float>`.
+    let name = name.rsplit(' ').next().unwrap_or(name);
+    name.rsplit("::").next() == Some(ident)
 }
 
 #[derive(Clone, Debug)]
@@ -133,12 +188,28 @@ pub fn find(module: Module) -> Vec<Kernel> {
 }
 
 impl Kernel {
+    /// The grid the analysis assumes: the user's for this kernel, the
+    /// user's for all, a host launch's; `None` when unknown.
+    pub fn grid(&self, opts: &Options) -> Option<Dim3> {
+        let own = shape_for(&opts.kernel_grids, &self.function.name());
+        match own {
+            Some(k) if k.origin == ShapeOrigin::User => Some(k.dim),
+            _ => opts.grid.or(own.map(|k| k.dim)),
+        }
+    }
+
     /// The block size the analysis assumes, and why.
     /// Launch bounds outside CUDA's limits (more than 1024 threads) are ignored.
-    pub fn block(&self, user: Option<Dim3>) -> (Dim3, BlockSource) {
+    pub fn block(&self, opts: &Options) -> (Dim3, BlockSource) {
         let valid = |d: &Dim3| d.is_valid_block();
-        if let Some(d) = user {
+        let symbol = self.function.name();
+        let own = shape_for(&opts.kernel_blocks, &symbol);
+        if let Some(k) = own.filter(|k| k.origin == ShapeOrigin::User) {
+            (k.dim, BlockSource::User)
+        } else if let Some(d) = opts.block {
             (d, BlockSource::User)
+        } else if let Some(k) = own {
+            (k.dim, origin_source(k.origin))
         } else if let Some(d) = self.reqntid.filter(valid) {
             (d, BlockSource::Reqntid)
         } else if let Some(d) = self.maxntid.filter(valid) {

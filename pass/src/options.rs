@@ -96,12 +96,56 @@ impl Lowering {
     }
 }
 
+/// Where a per-kernel launch shape came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShapeOrigin {
+    /// `--block-dim=NAME=...` / `block=NAME=...`.
+    User,
+    /// A constant launch in the host code of the same `.cu`, at this line.
+    HostLaunch { line: u32 },
+}
+
+/// A block or grid shape for the kernel whose source name is `kernel`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelShape {
+    pub kernel: String,
+    pub dim: Dim3,
+    pub origin: ShapeOrigin,
+}
+
+/// Parses `NAME=XxY` (user) or `NAME@LINE=XxY` (host launch).
+fn parse_kernel_shape(option: &str, s: &str, is_block: bool) -> Result<KernelShape, Error> {
+    let expected = "NAME=X[xY[xZ]] (a kernel's source name)";
+    let (head, dims) = s.split_once('=').ok_or_else(|| bad(option, s, expected))?;
+    let (kernel, origin) = match head.split_once('@') {
+        Some((k, line)) => {
+            let line = line
+                .parse()
+                .map_err(|_| bad(option, s, "NAME@LINE=X[xY[xZ]]"))?;
+            (k, ShapeOrigin::HostLaunch { line })
+        }
+        None => (head, ShapeOrigin::User),
+    };
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    if kernel.is_empty() || !kernel.chars().all(ident) {
+        return Err(bad(option, s, expected));
+    }
+    Ok(KernelShape {
+        kernel: kernel.into(),
+        dim: parse_dim3(option, dims, is_block)?,
+        origin,
+    })
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
     pub policy: Policy,
     /// Threads per block; `None`: from `reqntid`/`maxntid`, else `DEFAULT_BLOCK`.
     pub block: Option<Dim3>,
     pub grid: Option<Dim3>,
+    /// Per-kernel blocks and grids (user's first, then host launches).
+    pub kernel_blocks: Vec<KernelShape>,
+    pub kernel_grids: Vec<KernelShape>,
     /// Target arch; `None`: the module's `target-cpu`.
     pub arch: Option<Arch>,
     pub model: Option<Model>,
@@ -134,6 +178,8 @@ impl Default for Options {
             policy: Policy::Conservative,
             block: None,
             grid: None,
+            kernel_blocks: Vec::new(),
+            kernel_grids: Vec::new(),
             arch: None,
             model: None,
             l1_bytes: None,
@@ -275,6 +321,14 @@ impl Options {
                 self.policy =
                     Policy::parse(value).ok_or_else(|| bad("policy", value, POLICY_NAMES))?;
             }
+            "block" | "block-dim" if value.contains('=') => {
+                let shape = parse_kernel_shape("block", value, true)?;
+                self.kernel_blocks.push(shape);
+            }
+            "grid" | "grid-dim" if value.contains('=') => {
+                let shape = parse_kernel_shape("grid", value, false)?;
+                self.kernel_grids.push(shape);
+            }
             "block" | "block-dim" => self.block = Some(parse_dim3("block", value, true)?),
             "grid" | "grid-dim" => self.grid = Some(parse_dim3("grid", value, false)?),
             "arch" => {
@@ -351,6 +405,15 @@ impl Options {
         let mut p = vec![format!("policy={}", self.policy)];
         p.extend(self.block.map(|d| format!("block={}", dim(d))));
         p.extend(self.grid.map(|d| format!("grid={}", dim(d))));
+        for (key, shapes) in [("block", &self.kernel_blocks), ("grid", &self.kernel_grids)] {
+            for k in shapes {
+                let at = match k.origin {
+                    ShapeOrigin::User => String::new(),
+                    ShapeOrigin::HostLaunch { line } => format!("@{line}"),
+                };
+                p.push(format!("{key}={}{at}={}", k.kernel, dim(k.dim)));
+            }
+        }
         p.extend(self.arch.map(|a| format!("arch={a}")));
         p.extend(self.model.map(|m| format!("model={m}")));
         p.extend(self.l1_bytes.map(|b| format!("l1={b}")));
@@ -412,7 +475,7 @@ mod tests {
 
     #[test]
     fn params_round_trip() {
-        let o = Options::parse("policy=aggressive;block=8x4x2;grid=16;arg=n=5;arg=1=-2;sample-blocks=3;model=sectored;l1=1024;arch=sm_80;report=json;report-file=/tmp/r.json;strip-debug=1;discard-names=1;whole-program=1;lower=keys").unwrap();
+        let o = Options::parse("policy=aggressive;block=8x4x2;grid=16;block=k=16x16;grid=k@12=4x4;arg=n=5;arg=1=-2;sample-blocks=3;model=sectored;l1=1024;arch=sm_80;report=json;report-file=/tmp/r.json;strip-debug=1;discard-names=1;whole-program=1;lower=keys").unwrap();
         assert_eq!(Options::parse(&o.to_params()).unwrap(), o);
     }
 

@@ -57,6 +57,8 @@ pub struct PtxLoad {
     pub written: String,
     /// Why it was left as written although its key asked for a change.
     pub kept: Option<&'static str>,
+    /// Its key came from `recover`, not from a `.loc`.
+    pub recovered: bool,
 }
 
 impl PtxLoad {
@@ -246,6 +248,8 @@ struct Walk {
     in_asm: bool,
     in_debug_section: bool,
     loads: Vec<PtxLoad>,
+    /// Keys for loads that lost theirs (`recover`), by ordinal.
+    overrides: HashMap<usize, Key>,
 }
 
 impl Walk {
@@ -298,17 +302,24 @@ impl Walk {
         if !opcode.starts_with("ld.global.") && !(generic && keyed_global) {
             return line.to_string();
         }
-        let decision = self.key.map_or(Decision::Default, |k| k.decision);
+        let recovered = if self.key.is_none() {
+            self.overrides.get(&self.loads.len()).copied()
+        } else {
+            None
+        };
+        let key = self.key.or(recovered);
+        let decision = key.map_or(Decision::Default, |k| k.decision);
         let (written, kept) = match rewrite(opcode, decision, self.target) {
             Ok(w) => (w, None),
             Err(why) => (opcode.to_string(), Some(why)),
         };
         self.loads.push(PtxLoad {
             function: self.function.clone(),
-            key: self.key,
+            key,
             original: opcode.into(),
             written: written.clone(),
             kept,
+            recovered: recovered.is_some(),
         });
         format!("{prefix}{written}{rest}")
     }
@@ -316,6 +327,15 @@ impl Walk {
 
 /// Writes the keyed decisions into `ptx` and removes the keys.
 pub fn apply(ptx: &str, strip: Strip) -> Result<Applied, PtxError> {
+    apply_with(ptx, strip, &HashMap::new())
+}
+
+/// `apply`, with keys for the unkeyed loads at the given ordinals (`recover`).
+pub fn apply_with(
+    ptx: &str,
+    strip: Strip,
+    overrides: &HashMap<usize, Key>,
+) -> Result<Applied, PtxError> {
     let target = target(ptx)?;
     let mut walk = Walk {
         strip,
@@ -325,6 +345,7 @@ pub fn apply(ptx: &str, strip: Strip) -> Result<Applied, PtxError> {
         in_asm: false,
         in_debug_section: false,
         loads: Vec::new(),
+        overrides: overrides.clone(),
     };
     let mut text = String::with_capacity(ptx.len());
     for line in ptx.split_inclusive('\n') {
@@ -385,6 +406,77 @@ fn is_ptx_type(q: &str) -> bool {
     matches!(head, "b" | "u" | "s" | "f") && bits.parse::<u32>().is_ok()
 }
 
+/// Bytes one `ld` opcode reads (`ld.global.v4.f32` → 16).
+fn access_bytes(opcode: &str) -> Option<u64> {
+    let mut lanes = 1;
+    let mut bits = None;
+    for q in opcode.split('.') {
+        if let Some(n) = q.strip_prefix('v').and_then(|n| n.parse::<u64>().ok()) {
+            lanes = n;
+        } else if is_ptx_type(q) {
+            bits = q[1..].parse::<u64>().ok();
+        }
+    }
+    Some(lanes * bits? / 8)
+}
+
+fn decision_named(name: &str) -> Decision {
+    match name {
+        "cache" => Decision::Cache,
+        "bypass" => Decision::Bypass,
+        _ => Decision::Default,
+    }
+}
+
+/// Keys for `ld.global` that lost theirs in the backend: MachineLICM drops
+/// the debug location of an instruction it hoists out of a loop. Within one
+/// function, such a load is matched to the analysed loads of the same width
+/// that have no `ld.global` of their own; only when every such candidate
+/// has the same decision (so the operator cannot be wrong) is it taken.
+/// Returns the keys by load ordinal, for `apply_with`.
+pub fn recover(report: &Report, applied: &Applied) -> HashMap<usize, Key> {
+    let mut has_own: HashMap<u32, u32> = HashMap::new();
+    for l in &applied.loads {
+        if let Some(k) = l.key {
+            *has_own.entry(k.id).or_default() += 1;
+        }
+    }
+    let mut out = HashMap::new();
+    let mut taken: HashMap<u32, bool> = HashMap::new();
+    for (i, l) in applied.loads.iter().enumerate() {
+        if l.key.is_some() {
+            continue;
+        }
+        let Some(bytes) = access_bytes(&l.original) else {
+            continue;
+        };
+        let Some(k) = report.kernels.iter().find(|k| k.symbol == l.function) else {
+            continue;
+        };
+        let candidates: Vec<(u32, Decision)> = k
+            .loads
+            .iter()
+            .filter(|r| r.bytes == bytes && r.key.is_some_and(|id| !has_own.contains_key(&id)))
+            .filter_map(|r| Some((r.key?, decision_named(&r.decision))))
+            .collect();
+        let Some(&(first, decision)) = candidates.first() else {
+            continue;
+        };
+        if candidates.iter().any(|(_, d)| *d != decision) {
+            continue;
+        }
+        // Spread over the candidates so each gets its count.
+        let id = candidates
+            .iter()
+            .map(|(id, _)| *id)
+            .find(|id| !taken.get(id).copied().unwrap_or(false))
+            .unwrap_or(first);
+        taken.insert(id, true);
+        out.insert(i, Key { id, decision });
+    }
+    out
+}
+
 /// Writes what the PTX holds into the report: per load, how many
 /// `ld.global` it became and the operator written; per function, the total
 /// and the loads no key accounts for.
@@ -418,6 +510,15 @@ pub fn account(report: &mut Report, applied: &Applied) {
             l.ptx_loads = Some(n);
             if n > 0 {
                 l.operator = op;
+                let moved = applied
+                    .loads
+                    .iter()
+                    .any(|p| p.recovered && p.key.is_some_and(|k| k.id == id));
+                if moved {
+                    l.notes.push(
+                        "hoisted by the backend, which dropped its location; matched to its PTX load by width and function".into(),
+                    );
+                }
             } else {
                 l.notes.push(
                     "no ld.global of its own in the PTX (merged, folded or removed by the backend)"

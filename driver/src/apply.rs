@@ -1,0 +1,69 @@
+//! `gpucc-cache apply KEYED.ptx -o OUT.ptx [--keep-debug]`: the last step
+//! for users of the plugin in their own pipeline (`opt`, `clang
+//! -fpass-plugin`) with `lower=keys`. The pass left every load plain and
+//! keyed its debug location; this writes each key's cache operator into the
+//! PTX and removes the keys (and, unless `--keep-debug`, all debug lines,
+//! which the keys needed), so the code is the compiler's own.
+//!
+//! Nothing here runs LLVM: it is `ptx::apply` over a file.
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, bail, Context as _, Result};
+use gpucc_cache_pass::ptx::{self, Strip};
+
+const USAGE: &str = "usage: gpucc-cache apply KEYED.ptx -o OUT.ptx [--keep-debug]";
+
+struct Apply {
+    input: PathBuf,
+    output: PathBuf,
+    strip: Strip,
+}
+
+fn parse(args: &[String]) -> Result<Apply> {
+    let (mut input, mut output, mut strip) = (None, None, Strip::AllDebugInfo);
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "-o" => {
+                i += 1;
+                let v = args
+                    .get(i)
+                    .ok_or_else(|| anyhow!("-o needs a file; {USAGE}"))?;
+                output = Some(PathBuf::from(v));
+            }
+            "--keep-debug" => strip = Strip::KeysOnly,
+            "-h" | "--help" => bail!("{USAGE}"),
+            a if a.starts_with('-') => bail!("unknown option '{a}' for apply; {USAGE}"),
+            a if input.is_none() => input = Some(PathBuf::from(a)),
+            a => bail!("a second input '{a}'; apply takes one PTX file; {USAGE}"),
+        }
+        i += 1;
+    }
+    Ok(Apply {
+        input: input.ok_or_else(|| anyhow!("no input PTX; {USAGE}"))?,
+        output: output.ok_or_else(|| anyhow!("no -o OUT.ptx; {USAGE}"))?,
+        strip,
+    })
+}
+
+pub fn run(args: &[String]) -> Result<()> {
+    let a = parse(args)?;
+    crate::output::check_paths(&a.input, &a.output, None)?;
+    let text = std::fs::read_to_string(&a.input)
+        .with_context(|| format!("cannot read {}; give a PTX file", a.input.display()))?;
+    let applied = ptx::apply(&text, a.strip).map_err(|e| {
+        anyhow!(
+            "{} is not PTX gpucc-cache can apply to: {e}",
+            a.input.display()
+        )
+    })?;
+    let keyed = applied.loads.iter().filter(|l| l.key.is_some()).count();
+    if keyed == 0 && !applied.loads.is_empty() {
+        eprintln!(
+            "gpucc-cache: warning: {} has no keyed loads; was it compiled with the plugin's lower=keys and line tables kept?",
+            a.input.display()
+        );
+    }
+    crate::output::write_atomic(&a.output, applied.text.as_bytes())
+}
