@@ -18,7 +18,7 @@ use std::path::Path;
 use std::process::Command;
 
 use anyhow::{anyhow, bail, Context as _, Result};
-use gpucc_cache_pass::options::{Dim3, KernelShape, Options, ShapeOrigin, ENV_OPTIONS};
+use gpucc_cache_pass::options::{Options, ENV_OPTIONS};
 use gpucc_cache_pass::ptx::{self, Strip};
 use gpucc_cache_pass::{is_nvptx, run_on, write_report, Lowering, Mode, Report, ReportFormat};
 use inkwell::context::Context;
@@ -418,6 +418,7 @@ fn through_clang(job: &Job) -> Result<()> {
 /// analysis needs the shape the program really uses.
 #[cfg(any())]
 fn add_host_launches(input: &Path, opts: &mut Options) {
+    use gpucc_cache_pass::options::{Dim3, KernelShape, ShapeOrigin};
     let Ok(source) = std::fs::read_to_string(input) else {
         return;
     };

@@ -38,6 +38,9 @@ pub struct Type(LLVMTypeRef);
 /// The module's data layout, for type sizes and struct field offsets.
 pub struct DataLayout(LLVMTargetDataRef);
 
+/// A `switch`: its condition, default destination and (case value, destination) pairs.
+pub type Switch = (Value, Block, Vec<(Value, Block)>);
+
 /// A piece of IR metadata being built for attachment.
 #[derive(Clone, Copy, Debug)]
 pub struct Metadata(LLVMMetadataRef);
@@ -809,7 +812,7 @@ impl Block {
 
     /// For a conditional `br`, its condition and (true, false) targets.
     /// The block's `switch`: its condition, default destination and cases.
-    pub fn switch(self) -> Option<(Value, Block, Vec<(Value, Block)>)> {
+    pub fn switch(self) -> Option<Switch> {
         let t = self.terminator()?;
         if t.opcode() != Some(LLVMOpcode::LLVMSwitch) {
             return None;

@@ -299,7 +299,8 @@ impl Walk {
         let generic = is_generic_load(opcode);
         // A generic load counts only when a key says it reads global memory.
         let keyed_global = self.key.is_some_and(|k| k.decision != Decision::Default);
-        if !opcode.starts_with("ld.global.") && !(generic && keyed_global) {
+        let counted = opcode.starts_with("ld.global.") || (generic && keyed_global);
+        if !counted {
             return line.to_string();
         }
         let recovered = if self.key.is_none() {
