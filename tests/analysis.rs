@@ -147,7 +147,10 @@ fn unit<'a>(run: &'a Run, name: &str) -> &'a Value {
 
 /// Checks every load of `name` against `expected` (loads on one line are
 /// matched in report order), and that there are no others.
-fn check_loads(run: &Run, name: &str, policy: &str, expected: &[Load]) {
+/// `space` is the state space the backend's `ld` names: "global", or "" for
+/// a generic load (a device function's pointer parameter), whose operator the
+/// report writes without `.global`.
+fn check_loads(run: &Run, name: &str, policy: &str, space: &str, expected: &[Load]) {
     let entry = unit(run, name);
     let loads = entry["loads"].as_array().unwrap();
     assert_eq!(
@@ -198,14 +201,19 @@ fn check_loads(run: &Run, name: &str, policy: &str, expected: &[Load]) {
             Some(decision),
             "{what}: decision\n{l:#}"
         );
-        let operator = if decision == "bypass" {
-            BYPASS_OP
+        let ld = if space.is_empty() {
+            "ld".to_string()
         } else {
-            "ld.global"
+            format!("ld.{space}")
+        };
+        let operator = if decision == "bypass" {
+            format!("{ld}.L1::no_allocate")
+        } else {
+            ld
         };
         assert_eq!(
             l["operator"].as_str(),
-            Some(operator),
+            Some(operator.as_str()),
             "{what}: operator\n{l:#}"
         );
     }
@@ -284,7 +292,7 @@ fn check(file: &str, kernel: &str, model: Model, extra: &[&str], expected: &[Loa
             (None, Model::Sectored) => 28672,
         };
         assert_eq!(run.report["l1_bytes"].as_u64(), Some(l1), "{}", run.what);
-        check_loads(&run, kernel, policy, expected);
+        check_loads(&run, kernel, policy, "global", expected);
         check_ptx(&run, expected, policy);
     }
 }
@@ -785,7 +793,7 @@ fn noinline_device_functions() {
             for (name, expected) in [("get", &get), ("row", &row)] {
                 assert_eq!(unit(&run, name)["kind"], "device function", "{}", run.what);
                 assert_eq!(block_of(&run, name), [256, 1, 1], "{}", run.what);
-                check_loads(&run, name, policy, expected);
+                check_loads(&run, name, policy, "", expected);
             }
             // Both pointers are device functions' parameters, so the backend
             // writes generic loads: get's is bypassed (`ld.L1::no_allocate.f32`),
@@ -888,7 +896,7 @@ fn capacity_override() {
             load(6, 2048, 2048, WARP, true, BYPASS),
             load(8, 4096, 4096, WARP, true, BYPASS),
         ];
-        check_loads(&run, "coalesced", policy, &expected);
+        check_loads(&run, "coalesced", policy, "global", &expected);
         check_ptx(&run, &expected, policy);
     }
 }

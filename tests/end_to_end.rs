@@ -487,3 +487,82 @@ fn driver_verbose_says_which_toolchain() {
         "{err}"
     );
 }
+
+/// Block size and its source for each kernel of a driver run's JSON report.
+fn block_shapes(input: &str, extra: &[&str]) -> Vec<(String, Vec<u64>, String)> {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let mut flags = vec![
+        "--cache-report=json".to_string(),
+        format!("--cache-report-file={}", json.display()),
+    ];
+    flags.extend(extra.iter().map(|s| s.to_string()));
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let (ok, err) = gpucc_to(&testdata(input), "sm_80", &dir.path().join("o.ptx"), &flags);
+    assert!(ok, "{input} {extra:?}:\n{err}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    report["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| k["kind"] == "kernel")
+        .map(|k| {
+            let name = k["name"].as_str().unwrap();
+            let dims = k["block_dim"].as_array().unwrap();
+            (
+                name[..name.find('(').unwrap()].to_string(),
+                dims.iter().map(|d| d.as_u64().unwrap()).collect(),
+                k["block_dim_source"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn block_shape_comes_from_the_host_launch() {
+    let row = |name: &str, dims: [u64; 3], source: &str| {
+        (name.to_string(), dims.to_vec(), source.to_string())
+    };
+    // backprop_layer.cu: `dim3 threads(BLOCK_SIZE, BLOCK_SIZE)` with
+    // `#define BLOCK_SIZE 16`, launched at lines 69 and 70.
+    assert_eq!(
+        block_shapes("corpus/backprop_layer.cu", &[]),
+        [
+            row("layerforward", [16, 16, 1], "host launch at line 69"),
+            row("adjust_weights", [16, 16, 1], "host launch at line 70"),
+        ]
+    );
+    // The user's shape wins over the host code's, for all kernels or one.
+    assert_eq!(
+        block_shapes("corpus/backprop_layer.cu", &["--block-dim=8x8"]),
+        [
+            row("layerforward", [8, 8, 1], "user"),
+            row("adjust_weights", [8, 8, 1], "user"),
+        ]
+    );
+    assert_eq!(
+        block_shapes(
+            "corpus/backprop_layer.cu",
+            &["--block-dim=adjust_weights=32x4"]
+        ),
+        [
+            row("layerforward", [16, 16, 1], "host launch at line 69"),
+            row("adjust_weights", [32, 4, 1], "user"),
+        ]
+    );
+    // nbody.cu launches with `int block_size = 256;`, a variable: not a
+    // compile-time constant, so the shape stays unknown (the default, warned).
+    assert_eq!(
+        block_shapes("corpus/nbody.cu", &[]),
+        [
+            row("nbody_forces", [256, 1, 1], "default"),
+            row("integrate", [256, 1, 1], "default"),
+        ]
+    );
+    // stencil3d.cu: a 3-D block `dim3(8, 8, 4)` for the naive kernel.
+    assert_eq!(
+        block_shapes("corpus/stencil3d.cu", &[])[1],
+        row("stencil7_naive", [8, 8, 4], "host launch at line 85")
+    );
+}

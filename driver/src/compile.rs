@@ -339,7 +339,6 @@ fn through_clang(job: &Job) -> Result<()> {
         report_file: Some(report_path.clone()),
         ..job.options.clone()
     };
-    #[cfg(any())]
     add_host_launches(&job.input, &mut opts);
     let mut cmd = clang_command(job, &clang.path, &cuda.path);
     match job.kind {
@@ -416,7 +415,6 @@ fn through_clang(job: &Job) -> Result<()> {
 /// Block and grid shapes of the constant launches in the file's host code
 /// (`<<<grid, block>>>`, `cudaLaunchKernel`), after the user's own: the
 /// analysis needs the shape the program really uses.
-#[cfg(any())]
 fn add_host_launches(input: &Path, opts: &mut Options) {
     use gpucc_cache_pass::options::{Dim3, KernelShape, ShapeOrigin};
     let Ok(source) = std::fs::read_to_string(input) else {

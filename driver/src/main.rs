@@ -12,7 +12,7 @@ mod apply;
 mod args;
 mod compile;
 mod fatal;
-// mod launch; (wired when launch.rs lands)
+mod launch;
 mod output;
 mod toolchain;
 

@@ -63,7 +63,8 @@ pub fn names_kernel(symbol: &str, ident: &str) -> bool {
     if !symbol.starts_with("_Z") {
         return false;
     }
-    let full = demangle(symbol);
+    // `(anonymous namespace)::k` would otherwise end the name at its '('.
+    let full = demangle(symbol).replace("(anonymous namespace)", "anonymous");
     // Cut the parameter list: the first '(' outside template brackets.
     let mut depth = 0i32;
     let mut end = full.len();
@@ -229,4 +230,47 @@ pub fn demangle(symbol: &str) -> String {
         .ok()
         .and_then(|s| s.demangle(&cpp_demangle::DemangleOptions::default()).ok())
         .unwrap_or_else(|| symbol.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_kernel_matches_itanium_and_extern_c_symbols() {
+        assert!(names_kernel("_Z9calc_tempPfS_ii", "calc_temp"));
+        assert!(names_kernel("_Z9calc_tempPf", "calc_temp"));
+        assert!(names_kernel("_ZN2ns6kernelEPf", "kernel"));
+        assert!(names_kernel("_ZN2ns9calc_tempEPf", "calc_temp"));
+        assert!(names_kernel("_Z6kernelIfEvPT_i", "kernel"));
+        assert!(names_kernel("_ZN2ns6kernelIfLi4EEEvPT_", "kernel"));
+        assert!(names_kernel("_ZL6kernelPf", "kernel"));
+        assert!(names_kernel("_ZN12_GLOBAL__N_16kernelEPf", "kernel"));
+        assert!(names_kernel("saxpy", "saxpy"));
+    }
+
+    #[test]
+    fn names_kernel_rejects_other_names() {
+        assert!(!names_kernel("_Z10calc_temp2Pf", "calc_temp"));
+        assert!(!names_kernel("_ZN2ns6kernelEPf", "ns"));
+        assert!(!names_kernel("_Z5saxpyifPfS_", "saxp"));
+        assert!(!names_kernel("saxpy", "sax"));
+        assert!(!names_kernel("_Z6kernelPf", ""));
+        for malformed in [
+            "_Z",
+            "_Z99abc",
+            "_ZN2ns",
+            "_ZN2nsI",
+            "_Z18446744073709551616x",
+            "_ZNS",
+            "_Z\u{f1}",
+            "_Z2\u{f1}Pf",
+            "_ZN2nsI\u{f1}E",
+            "_ZN2nsIDv",
+            "_ZN2nsIS",
+            "_ZN1aB",
+        ] {
+            assert!(!names_kernel(malformed, "ns"), "{malformed}");
+        }
+    }
 }
