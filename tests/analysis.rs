@@ -869,6 +869,138 @@ fn shared_tile_load_is_skipped_as_shared() {
 }
 
 // ---------------------------------------------------------------------------
+// uniform.cu, 256-thread block: block-uniform unknowns are symbolic bases
+// (issue 6 §4). A value read from a block-uniform address (line 10's
+// `offsets[blockIdx.x]`) or an integer argument nobody gave that only adds
+// to the address (line 15's `blockIdx.y * n`) shifts the block's footprint;
+// taken as 256-byte aligned, the 256 floats are 1024 contiguous bytes. An
+// unknown that multiplies the thread id (line 19's `threadIdx.x * n`) or a
+// value each thread reads at its own address (line 27's `idx[threadIdx.x]`),
+// or from a volatile location (line 31), stays unknown.
+
+/// The notes of the loads of `kernel` on `line`, joined.
+fn notes_at(run: &Run, kernel: &str, line: u64) -> String {
+    unit(run, kernel)["loads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["line"].as_u64() == Some(line))
+        .flat_map(|l| strs(&l["notes"]))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+#[test]
+fn block_uniform_values() {
+    for model in [Model::Fermi, Model::Sectored] {
+        // Contiguous 1024 B: fermi 8 lines x 128 = 1024 on, 32 segments x 32
+        // = 1024 off; sectored 32 sectors x 32 both ways. Rule 1.
+        let shifted = |line| load(line, 1024, 1024, WARP, true, EQUAL);
+        // Unknown per thread: fermi a 128 B line on and a 32 B segment off
+        // per thread (256 x 128 = 32768, 256 x 32 = 8192); sectored a 32 B
+        // sector both ways (8192, 8192). Rule 4.
+        let unknown = |line| match model {
+            Model::Fermi => load(line, 32768, 8192, NONE, false, BYPASS),
+            Model::Sectored => load(line, 8192, 8192, NONE, false, BYPASS),
+        };
+        // One address for the whole block: one line (fermi 128 B) or sector
+        // (32 B) on; a 32 B segment per warp off, 8 x 32 = 256. Rule 2.
+        let one = match model {
+            Model::Fermi => load(9, 128, 256, BLOCK, true, CACHE),
+            Model::Sectored => load(9, 32, 256, BLOCK, true, CACHE),
+        };
+        for policy in POLICIES {
+            let run = run_driver("uniform.cu", model, policy, &["--block-dim=256"]);
+            check_loads(&run, "segment", policy, "global", &[one, shifted(10)]);
+            check_loads(&run, "row_of", policy, "global", &[shifted(15)]);
+            check_loads(&run, "stride_of", policy, "global", &[unknown(19)]);
+            check_loads(
+                &run,
+                "per_thread",
+                policy,
+                "global",
+                &[shifted(27), unknown(27)],
+            );
+            check_loads(&run, "flag", policy, "global", &[unknown(31)]);
+            let what = &run.what;
+            let n = notes_at(&run, "segment", 10);
+            assert!(
+                n.contains("block-uniform [offsets + 4*ctaid.x] only shifts"),
+                "{what}: {n}"
+            );
+            let n = notes_at(&run, "row_of", 15);
+            assert!(
+                n.contains("block-uniform n only shifts") && n.contains("--kernel-arg=n=VALUE"),
+                "{what}: {n}"
+            );
+            let n = notes_at(&run, "stride_of", 19);
+            assert!(
+                n.contains("varies per thread with kernel argument n"),
+                "{what}: {n}"
+            );
+        }
+    }
+    // Given, the argument is a number again: `n=64` puts block (0, 0) at 0.
+    let run = run_driver(
+        "uniform.cu",
+        Model::Sectored,
+        "conservative",
+        &["--block-dim=256", "--kernel-arg=n=64"],
+    );
+    check_loads(
+        &run,
+        "row_of",
+        "conservative",
+        "global",
+        &[load(15, 1024, 1024, WARP, true, EQUAL)],
+    );
+    assert_eq!(notes_at(&run, "row_of", 15), "");
+    // n=8: thread t reads 32*t, one sector per thread and no two threads in
+    // one sector (no locality): 256 x 32 on and off. Rule 1.
+    let run = run_driver(
+        "uniform.cu",
+        Model::Sectored,
+        "conservative",
+        &["--block-dim=256", "--kernel-arg=n=8"],
+    );
+    check_loads(
+        &run,
+        "stride_of",
+        "conservative",
+        "global",
+        &[load(19, 8192, 8192, NONE, true, EQUAL)],
+    );
+}
+
+// ---------------------------------------------------------------------------
+// device_global.cu, 256-thread block: line 8 reads `table[threadIdx.x]` of a
+// `__device__ float` array (IR `align 4`), placed at 4 bytes past a 256-byte
+// boundary: bytes 4..1027 of its window.
+
+#[test]
+fn device_globals_at_their_own_alignment() {
+    let extra = ["--block-dim=256"];
+    // Fermi: lines 0..8 = 9 x 128 = 1152 on; off, each warp's 128 bytes
+    // (4+128w .. 131+128w) touch 5 segments: 8 x 5 x 32 = 1280. Lines shared
+    // by two warps: within-block. Rule 2: cache.
+    check(
+        "device_global.cu",
+        "read_table",
+        Model::Fermi,
+        &extra,
+        &[load(8, 1152, 1280, BLOCK, true, CACHE)],
+    );
+    // Sectored: sectors 0..32 = 33 x 32 = 1056 on; 1280 off as above.
+    check(
+        "device_global.cu",
+        "read_table",
+        Model::Sectored,
+        &extra,
+        &[load(8, 1056, 1280, BLOCK, true, CACHE)],
+    );
+}
+
+// ---------------------------------------------------------------------------
 // Capacity: --l1-size changes the rules' outcome.
 
 #[test]

@@ -566,3 +566,14 @@ fn block_shape_comes_from_the_host_launch() {
         row("stencil7_naive", [8, 8, 4], "host launch at line 85")
     );
 }
+
+#[test]
+fn unoptimized_input_is_warned_about() {
+    // At -O0 clang keeps every value in local memory (allocas), so the
+    // addresses of global loads come from memory and are unknown.
+    let warning = "compiled without optimization (-O0)";
+    let (_, err) = driver_ptx("cu/analysis/coalesced.cu", "sm_90", &["-O0"]);
+    assert!(err.contains(warning), "{err}");
+    let (_, err) = driver_ptx("cu/analysis/coalesced.cu", "sm_90", &[]);
+    assert!(!err.contains(warning), "{err}");
+}

@@ -68,21 +68,33 @@ impl fmt::Display for Sreg {
 pub enum Base {
     /// A kernel pointer parameter (cudaMalloc returns 256-byte aligned memory).
     Param { index: u32, name: String },
-    /// A `__device__` global variable.
-    Global { ordinal: u32, name: String },
+    /// A `__device__` global variable, aligned to `align` bytes (its IR
+    /// alignment; 0 when the IR gives none).
+    Global {
+        ordinal: u32,
+        name: String,
+        align: u32,
+    },
     /// A pointer parameter of a device function that was not inlined.
     CalleeParam { index: u32, name: String },
 }
 
 impl Base {
-    /// A stand-in address: distinct bases far apart, each 256-byte aligned.
+    /// A stand-in address: distinct bases far apart. Pointer parameters
+    /// are 256-byte aligned (cudaMalloc's alignment, CUDA C++ Programming
+    /// Guide, "Device Memory Accesses"); a global variable is aligned to its
+    /// own alignment and no more, since the linker may place it at any
+    /// multiple of it.
     pub fn address(&self) -> i64 {
-        let slot = match self {
-            Base::Param { index, .. } => 1 + *index as i64,
-            Base::CalleeParam { index, .. } => 0x400 + *index as i64,
-            Base::Global { ordinal, .. } => 0x800 + *ordinal as i64,
+        let (slot, offset) = match self {
+            Base::Param { index, .. } => (1 + *index as i64, 0),
+            Base::CalleeParam { index, .. } => (0x400 + *index as i64, 0),
+            Base::Global { ordinal, align, .. } => (
+                0x800 + *ordinal as i64,
+                if *align < 256 { i64::from(*align) } else { 0 },
+            ),
         };
-        slot << 36
+        (slot << 36) + offset
     }
 }
 
@@ -200,6 +212,15 @@ pub enum Expr {
     },
     /// A loop-header phi while its loop is being folded (never escapes `fold`).
     Rec(u32),
+    /// A value read from memory at a block-uniform address (`from`):
+    /// `offsets[blockIdx.x]`, a `__constant__` scalar, a pointer field of a
+    /// parameter struct. Its value is unknown but the same for every thread
+    /// of a block, so it is a symbolic base, not the paper's ∞ (issue 6 §4).
+    Uniform {
+        id: u32,
+        from: E,
+        pointer: bool,
+    },
     Unknown(Why),
 }
 
@@ -286,9 +307,63 @@ impl Expr {
     pub fn args(&self) -> Vec<(u32, String)> {
         args_of(|f| self.visit(f))
     }
+
+    /// Whether every thread of a block gets the same value: no thread id,
+    /// lane id or unknown anywhere in it (a select's condition included).
+    pub fn is_block_uniform(&self) -> bool {
+        match self {
+            Expr::Sreg(Sreg::Tid(_) | Sreg::LaneId) | Expr::Unknown(_) | Expr::Rec(_) => false,
+            Expr::Const(_) | Expr::Sreg(_) | Expr::Arg { .. } | Expr::Base(_) => true,
+            Expr::Uniform { .. } => true,
+            Expr::Bin { lhs, rhs, .. } => lhs.is_block_uniform() && rhs.is_block_uniform(),
+            Expr::Cast { value, .. } => value.is_block_uniform(),
+            Expr::Select {
+                cond,
+                then,
+                otherwise,
+            } => cond.is_block_uniform() && then.is_block_uniform() && otherwise.is_block_uniform(),
+            Expr::AddRec { start, step, .. } => start.is_block_uniform() && step.is_block_uniform(),
+        }
+    }
+
+    /// The block-uniform unknowns of the expression, as they read in a
+    /// pattern: integer arguments not in `given`, and values loaded from
+    /// block-uniform addresses.
+    pub fn uniform_unknowns(&self, given: &HashMap<u32, i64>, known: &Known) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        self.visit(&mut |e| {
+            let name = match e {
+                Expr::Arg { index, name } if !given.contains_key(index) => arg_name(*index, name),
+                Expr::Uniform { from, .. } => format!("[{}]", render(from, known)),
+                _ => return,
+            };
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        });
+        out
+    }
+}
+
+fn arg_name(index: u32, name: &str) -> String {
+    if name.is_empty() {
+        format!("arg{index}")
+    } else {
+        name.to_string()
+    }
 }
 
 impl Cond {
+    fn is_block_uniform(&self) -> bool {
+        match self {
+            Cond::Const(_) => true,
+            Cond::Cmp { lhs, rhs, .. } => lhs.is_block_uniform() && rhs.is_block_uniform(),
+            Cond::And(a, b) | Cond::Or(a, b) => a.is_block_uniform() && b.is_block_uniform(),
+            Cond::Not(a) => a.is_block_uniform(),
+            Cond::Unknown(_) => false,
+        }
+    }
+
     fn any(&self, p: &dyn Fn(&Expr) -> bool) -> bool {
         match self {
             Cond::Cmp { lhs, rhs, .. } => lhs.any(p) || rhs.any(p),
@@ -416,6 +491,7 @@ pub struct Folder<'a> {
     /// they may hold its placeholder.
     log: Vec<Value>,
     next_rec: u32,
+    next_uniform: u32,
     /// Current recursion depth; past `MAX_DEPTH` a value is unknown, so that
     /// a 4000-step unrolled chain cannot overflow the stack of clang or opt.
     depth: u32,
@@ -471,6 +547,7 @@ impl<'a> Folder<'a> {
             open: HashMap::new(),
             log: Vec::new(),
             next_rec: 0,
+            next_uniform: 0,
             depth: 0,
             sizes: HashMap::new(),
         }
@@ -517,6 +594,7 @@ impl<'a> Folder<'a> {
             Expr::AddRec { start, step, .. } => {
                 self.tree_size(start).saturating_add(self.tree_size(step))
             }
+            Expr::Uniform { from, .. } => self.tree_size(from),
             _ => 0,
         };
         let n = children.saturating_add(1);
@@ -542,6 +620,7 @@ impl<'a> Folder<'a> {
             return Rc::new(Expr::Base(Base::Global {
                 ordinal,
                 name: v.name(),
+                align: v.alignment(),
             }));
         }
         let Some(op) = v.opcode() else {
@@ -610,13 +689,33 @@ impl<'a> Folder<'a> {
             }
             Opcode::LLVMPHI => self.phi(v),
             Opcode::LLVMCall => self.call(v, bits),
-            Opcode::LLVMLoad => unknown(Why::Memory),
+            Opcode::LLVMLoad => self.loaded(v),
             other => unknown(Why::Unsupported(
                 format!("{other:?}")
                     .trim_start_matches("LLVM")
                     .to_lowercase(),
             )),
         }
+    }
+
+    /// A load's value: block-uniform when every thread of the block reads
+    /// the same address (and the load is neither volatile nor atomic, which
+    /// may see another thread's write in between); unknown otherwise.
+    fn loaded(&mut self, v: Value) -> E {
+        if v.is_volatile() || v.is_atomic() {
+            return unknown(Why::Memory);
+        }
+        let from = self.fold(v.operand(0));
+        if !from.is_block_uniform() {
+            return unknown(Why::Memory);
+        }
+        let id = self.next_uniform;
+        self.next_uniform += 1;
+        Rc::new(Expr::Uniform {
+            id,
+            from,
+            pointer: v.ty().is_pointer(),
+        })
     }
 
     fn argument(&mut self, v: Value) -> E {
@@ -742,7 +841,16 @@ impl<'a> Folder<'a> {
                 } if **lhs == me && !rhs.has_rec() => bin(BinOp::Sub, konst(0), rhs.clone(), *bits),
                 _ => return first_iteration,
             };
-            if step.as_ref().is_some_and(|p| *p != s) || s.has_unknown() {
+            // Loop-invariant only when provably so: a value read from memory
+            // (even at a block-uniform address) or another loop's recurrence
+            // may change from one iteration to the next.
+            let varying = s.any(&|x| {
+                matches!(
+                    x,
+                    Expr::Unknown(_) | Expr::Uniform { .. } | Expr::AddRec { .. }
+                )
+            });
+            if step.as_ref().is_some_and(|p| *p != s) || varying {
                 return first_iteration;
             }
             step = Some(s);
@@ -1046,14 +1154,18 @@ fn linear(e: &Expr, known: &Known) -> Option<Linear> {
                 konst: *v,
                 ..Linear::default()
             }),
-            None => atom(if name.is_empty() {
-                format!("arg{index}")
-            } else {
-                name.clone()
-            }),
+            None => atom(arg_name(*index, name)),
         },
         Expr::Base(b) => Some(Linear {
             base: Some(b.to_string()),
+            ..Linear::default()
+        }),
+        Expr::Uniform {
+            from,
+            pointer: true,
+            ..
+        } => Some(Linear {
+            base: Some(format!("[{}]", render(from, known))),
             ..Linear::default()
         }),
         Expr::Cast { value, .. } => linear(value, known),
@@ -1170,6 +1282,7 @@ fn render_atom(e: &Expr, known: &Known) -> String {
         }
         Expr::Rec(id) => format!("%rec{id}"),
         Expr::Unknown(_) => "?".into(),
+        Expr::Uniform { from, .. } => format!("[{}]", render(from, known)),
         other => render(other, known),
     }
 }

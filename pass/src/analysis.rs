@@ -9,8 +9,8 @@
 
 use std::collections::HashMap;
 
-use crate::address::{render, render_cond, Context, Expr, Folder, Known, Sreg};
-use crate::evaluate::{block_accesses, sample_blocks, Dominators, Env};
+use crate::address::{render, render_cond, Context, Expr, Folder, Known, Sreg, E};
+use crate::evaluate::{block_accesses, sample_blocks, Dominators, Env, Guard, Shift};
 use crate::generation::{Arch, AsmOp, CacheOp};
 use crate::global_loads::{is_read_only, reads_constant_table, Read, Skip};
 use crate::ir::{Module, Opcode, Value};
@@ -19,7 +19,7 @@ use crate::keys::Key;
 use crate::options::{ArgRef, Dim3, Options};
 use crate::policy::{decide, Decision, Policy, Verdict};
 use crate::report::{KernelReport, LoadReport, Report, SkippedLoad};
-use crate::traffic::{block_traffic, mean};
+use crate::traffic::{block_traffic, mean, Traffic};
 
 /// clang 19's default CUDA arch, used when neither the user nor the module names one.
 pub const FALLBACK_ARCH: Arch = Arch {
@@ -219,6 +219,29 @@ fn arg_label(index: u32, name: &str) -> String {
     }
 }
 
+/// What the analysis of a module holds fixed: the target and the module's
+/// own facts.
+struct Setting<'m> {
+    opts: &'m Options,
+    arch: Arch,
+    model: crate::generation::Model,
+    l1_bytes: u64,
+    /// The PTX ISA version llc will write.
+    ptx: u32,
+    layout: crate::ir::DataLayout,
+    kernel_fns: Vec<Value>,
+    invariant_kind: u32,
+    globals: HashMap<Value, u32>,
+}
+
+/// One function's analysis: its report entry and its loads' keys and decisions.
+struct UnitResult {
+    report: KernelReport,
+    keyed: Vec<(Value, Key)>,
+    /// Decided loads, with `kernel` left for the caller to fill in.
+    decided: Vec<Decided>,
+}
+
 pub fn analyze(module: Module, opts: &Options) -> Analysis {
     let mut warnings = Vec::new();
     let arch = resolve_arch(module, opts, &mut warnings);
@@ -235,11 +258,19 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
             ptx % 10
         ));
     }
-    let layout = module.data_layout();
     let kernels = find(module);
-    let kernel_fns: Vec<Value> = kernels.iter().map(|k| k.function).collect();
-    let invariant_kind = module.md_kind("invariant.load");
-    let globals: HashMap<Value, u32> = module.globals().into_iter().zip(0..).collect();
+    let set = Setting {
+        opts,
+        arch,
+        model,
+        l1_bytes,
+        ptx,
+        layout: module.data_layout(),
+        kernel_fns: kernels.iter().map(|k| k.function).collect(),
+        invariant_kind: module.md_kind("invariant.load"),
+        globals: module.globals().into_iter().zip(0..).collect(),
+    };
+    module_warnings(&set, &kernels, &mut warnings);
     let mut report = Report {
         arch: arch.to_string(),
         model: model.name().into(),
@@ -248,19 +279,45 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
         kernels: Vec::new(),
         warnings: Vec::new(),
     };
-    let mut decided = Vec::new();
-    let mut keyed = Vec::new();
+    let (mut decided, mut keyed, mut kernel_functions) = (Vec::new(), Vec::new(), Vec::new());
     let mut next_key = 0u32;
-    let mut kernel_functions = Vec::new();
+    for unit in units(module, &kernels, opts) {
+        let Some(done) = analyze_unit(&set, &unit, &mut next_key, &mut warnings) else {
+            continue;
+        };
+        let index = report.kernels.len();
+        decided.extend(
+            done.decided
+                .into_iter()
+                .map(|d| Decided { kernel: index, ..d }),
+        );
+        keyed.extend(done.keyed);
+        report.kernels.push(done.report);
+        kernel_functions.push(unit.function);
+    }
+    report.warnings = warnings;
+    Analysis {
+        report,
+        kernel_functions,
+        decided,
+        keyed,
+        arch,
+    }
+}
+
+/// Warnings about the module as a whole: no kernels, argument names that
+/// match nothing, launch bounds beyond CUDA's limits.
+fn module_warnings(set: &Setting, kernels: &[Kernel], warnings: &mut Vec<String>) {
     if kernels.is_empty() {
         warnings.push(
             "no kernels in the module (no \"kernel\" annotation or ptx_kernel calling convention)"
                 .into(),
         );
     }
-    for (key, _) in &opts.kernel_args {
+    for (key, _) in &set.opts.kernel_args {
         if let ArgRef::Name(n) = key {
-            let known = kernel_fns
+            let known = set
+                .kernel_fns
                 .iter()
                 .any(|k| k.params().iter().any(|p| p.name() == *n));
             if !known {
@@ -271,7 +328,7 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
             }
         }
     }
-    for k in &kernels {
+    for k in kernels {
         if let Some(d) = k.reqntid.or(k.maxntid).filter(|d| !d.is_valid_block()) {
             warnings.push(format!(
                 "{}: launch bounds {d} exceed CUDA's 1024 threads per block; ignored",
@@ -279,45 +336,67 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
             ));
         }
     }
-    for unit in units(module, &kernels, opts) {
-        let loads: Vec<Read> = unit
-            .function
-            .instructions()
-            .filter_map(|i| Read::of(i, &layout))
-            .collect();
-        if loads.is_empty() && !unit.is_kernel {
-            continue;
-        }
-        let symbol = unit.function.name();
-        if unit.source == BlockSource::Default && unit.is_kernel {
-            warnings.push(format!(
-                "{}: no block size given and no __launch_bounds__; assuming {} threads (set block=/--block-dim)",
-                demangle(&symbol),
-                unit.block.count()
-            ));
-        }
-        let args = argument_values(unit.function, opts);
-        let mut known = Known::default();
-        for a in 0..3u8 {
-            known
-                .sregs
-                .insert(Sreg::Ntid(a), unit.block.as_array()[a as usize] as i64);
-            if let Some(g) = unit.grid {
-                known
-                    .sregs
-                    .insert(Sreg::Nctaid(a), g.as_array()[a as usize] as i64);
-            }
-        }
-        known.args = args.clone();
-        let mut folder = Folder::new(Context {
-            layout: &layout,
+}
+
+/// What evaluating one function's loads needs: its folder, dominators,
+/// sampled blocks and the values known for printing.
+struct Walk<'s> {
+    set: &'s Setting<'s>,
+    unit: &'s Unit,
+    args: HashMap<u32, i64>,
+    known: Known,
+    folder: Folder<'s>,
+    doms: Dominators,
+    blocks: Vec<[i64; 3]>,
+    env: Env,
+}
+
+/// Analyses one function's loads; `None` for a device function without any.
+fn analyze_unit(
+    set: &Setting,
+    unit: &Unit,
+    next_key: &mut u32,
+    warnings: &mut Vec<String>,
+) -> Option<UnitResult> {
+    let loads: Vec<Read> = unit
+        .function
+        .instructions()
+        .filter_map(|i| Read::of(i, &set.layout))
+        .collect();
+    if loads.is_empty() && !unit.is_kernel {
+        return None;
+    }
+    let symbol = unit.function.name();
+    if unit.source == BlockSource::Default && unit.is_kernel {
+        warnings.push(format!(
+            "{}: no block size given and no __launch_bounds__; assuming {} threads (set block=/--block-dim)",
+            demangle(&symbol),
+            unit.block.count()
+        ));
+    }
+    if unit.function.has_fn_attribute("optnone") {
+        warnings.push(format!(
+            "{}: compiled without optimization (-O0): values live in local memory, so most addresses are unknown; compile with -O1 or higher",
+            demangle(&symbol)
+        ));
+    }
+    let args = argument_values(unit.function, set.opts);
+    let mut walk = Walk {
+        set,
+        unit,
+        known: known_values(unit, &args),
+        folder: Folder::new(Context {
+            layout: &set.layout,
             is_kernel: unit.is_kernel,
-            globals: &globals,
-        });
-        let doms = Dominators::of(unit.function);
-        let blocks = sample_blocks(unit.grid, opts.sample_blocks);
-        let mut env = Env::new(unit.block, unit.grid, args.clone());
-        let mut kr = KernelReport {
+            globals: &set.globals,
+        }),
+        doms: Dominators::of(unit.function),
+        blocks: sample_blocks(unit.grid, set.opts.sample_blocks),
+        env: Env::new(unit.block, unit.grid, args.clone()),
+        args,
+    };
+    let mut out = UnitResult {
+        report: KernelReport {
             name: demangle(&symbol),
             symbol: symbol.clone(),
             kind: if unit.is_kernel {
@@ -328,171 +407,237 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
             .into(),
             block_dim: unit.block.as_array(),
             block_dim_source: unit.source.name(),
-            sampled_blocks: blocks.len() as u32,
+            sampled_blocks: walk.blocks.len() as u32,
             loads: Vec::new(),
             skipped: Vec::new(),
             ptx: None,
-        };
-        for read in loads {
-            let load = read.inst;
-            let (line, column) = load.debug_line_col();
-            let key = next_key;
-            next_key += 1;
-            let skip = read.classify(&kernel_fns, opts.whole_program).err();
-            let skip = skip.or_else(|| read.bytes.is_none().then_some(Skip::Unsized));
-            if let Some(why) = skip {
-                keyed.push((
-                    load,
-                    Key {
-                        id: key,
-                        decision: Decision::Default,
-                    },
-                ));
-                kr.skipped.push(SkippedLoad {
-                    line,
-                    column,
-                    why: why.to_string(),
-                    key: Some(key),
-                    ptx_loads: None,
-                });
-                continue;
-            }
-            let bytes = read.bytes.unwrap_or(0);
-            let ty_text = if read.is_copy {
-                format!("copy of {bytes} B")
-            } else {
-                load.ty().print()
-            };
-            let address = folder.fold(read.ptr);
-            let guards = doms.guards(load.parent_block(), &mut folder);
-            let samples: Vec<_> = blocks
-                .iter()
-                .map(|b| {
-                    env.ctaid = *b;
-                    block_accesses(&address, &guards, unit.block, &mut env)
-                })
-                .map(|acc| block_traffic(&acc, bytes, model))
-                .collect();
-            let traffic = mean(&samples);
-            let mut verdict = decide(opts.policy, &traffic, l1_bytes);
-            let mut notes = Vec::new();
-            if traffic.active_threads == 0 && opts.policy != Policy::Off {
-                // No evidence: no verdict (the target's default stays).
-                verdict = Verdict {
-                    decision: Decision::Default,
-                    reason: format!(
-                        "no evaluated thread executes it (in {} sampled block{}); left at the default",
-                        blocks.len(),
-                        if blocks.len() == 1 { "" } else { "s" }
-                    ),
-                };
-            } else if reads_constant_table(read.ptr) && opts.policy != Policy::Off {
-                verdict = Verdict {
-                    decision: Decision::Default,
-                    reason: "read-only table in constant global memory, shared by all threads: kept on the cached read-only path".into(),
-                };
-            }
-            let missing: Vec<String> = address
-                .args()
-                .into_iter()
-                .filter(|(i, _)| !args.contains_key(i))
-                .map(|(i, n)| arg_label(i, &n))
-                .collect();
-            if !missing.is_empty() && !address.has_unknown() {
-                notes.push(format!(
-                    "address needs kernel argument {}; give --kernel-arg={}=VALUE",
-                    missing.join(", "),
-                    missing[0]
-                ));
-            } else if let Some(why) = address.unknown_reason() {
-                notes.push(format!("address unknown: {why}"));
-            } else if !traffic.analyzable && unit.grid.is_none() && reads_grid(&address) {
-                notes.push(
-                    "address reads gridDim; give --grid-dim (pass parameter grid=) to analyze it"
-                        .into(),
-                );
-            }
-            let guard_text: Vec<String> = guards
-                .iter()
-                .map(|g| {
-                    let c = render_cond(&g.cond, &known);
-                    if g.expect {
-                        c
-                    } else {
-                        format!("!({c})")
-                    }
-                })
-                .collect();
-            for g in &guards {
-                let gm: Vec<String> = g
-                    .cond
-                    .args()
-                    .into_iter()
-                    .filter(|(i, _)| !args.contains_key(i))
-                    .map(|(i, n)| arg_label(i, &n))
-                    .collect();
-                if !gm.is_empty() {
-                    notes.push(format!(
-                        "guard needs kernel argument {}; all threads assumed to execute",
-                        gm.join(", ")
-                    ));
-                }
-            }
-            let read_only = !read.is_copy && is_read_only(load, &kernel_fns, invariant_kind);
-            let op = operator_for(verdict.decision, arch, ptx, read_only);
-            let mut pattern = if matches!(&*address, Expr::Unknown(_)) {
-                "?".to_string()
-            } else {
-                render(&address, &known)
-            };
-            if pattern.chars().count() > MAX_PATTERN {
-                pattern = pattern.chars().take(MAX_PATTERN - 3).collect::<String>() + "...";
-            }
-            kr.loads.push(LoadReport {
+        },
+        keyed: Vec::new(),
+        decided: Vec::new(),
+    };
+    for read in loads {
+        let key = *next_key;
+        *next_key += 1;
+        walk.add_load(&read, key, &mut out);
+    }
+    Some(out)
+}
+
+/// Launch dimensions and argument values substituted when printing.
+fn known_values(unit: &Unit, args: &HashMap<u32, i64>) -> Known {
+    let mut known = Known::default();
+    for a in 0..3u8 {
+        known
+            .sregs
+            .insert(Sreg::Ntid(a), unit.block.as_array()[a as usize] as i64);
+        if let Some(g) = unit.grid {
+            known
+                .sregs
+                .insert(Sreg::Nctaid(a), g.as_array()[a as usize] as i64);
+        }
+    }
+    known.args = args.clone();
+    known
+}
+
+impl Walk<'_> {
+    /// Adds one read to `out`: skipped with a reason, or evaluated and decided.
+    fn add_load(&mut self, read: &Read, key: u32, out: &mut UnitResult) {
+        let set = self.set;
+        let load = read.inst;
+        let (line, column) = load.debug_line_col();
+        let skip = read.classify(&set.kernel_fns, set.opts.whole_program).err();
+        let skip = skip.or_else(|| read.bytes.is_none().then_some(Skip::Unsized));
+        if let Some(why) = skip {
+            let decision = Decision::Default;
+            out.keyed.push((load, Key { id: key, decision }));
+            out.report.skipped.push(SkippedLoad {
                 line,
                 column,
-                ty: ty_text,
-                bytes,
-                pattern,
-                guards: guard_text,
-                analyzable: traffic.analyzable,
-                active_threads: traffic.active_threads,
-                locality: traffic.locality().into_iter().map(String::from).collect(),
-                traffic_on_bytes: traffic.on_bytes,
-                traffic_off_bytes: traffic.off_bytes,
-                decision: verdict.decision.name().into(),
-                operator: operator_text(op, read_only),
-                reason: verdict.reason,
-                lowered: false,
-                notes,
+                why: why.to_string(),
                 key: Some(key),
                 ptx_loads: None,
             });
-            keyed.push((
+            return;
+        }
+        let bytes = read.bytes.unwrap_or(0);
+        let address = self.folder.fold(read.ptr);
+        let guards = self.doms.guards(load.parent_block(), &mut self.folder);
+        let (traffic, shift) = self.traffic(&address, &guards, bytes);
+        let verdict = self.verdict(read, &traffic);
+        let mut notes = self.address_notes(&address, &traffic, shift);
+        notes.extend(self.guard_notes(&guards));
+        let read_only = !read.is_copy && is_read_only(load, &set.kernel_fns, set.invariant_kind);
+        let op = operator_for(verdict.decision, set.arch, set.ptx, read_only);
+        let guard_text = guards
+            .iter()
+            .map(|g| {
+                let c = render_cond(&g.cond, &self.known);
+                if g.expect {
+                    c
+                } else {
+                    format!("!({c})")
+                }
+            })
+            .collect();
+        out.report.loads.push(LoadReport {
+            line,
+            column,
+            ty: if read.is_copy {
+                format!("copy of {bytes} B")
+            } else {
+                load.ty().print()
+            },
+            bytes,
+            pattern: self.pattern(&address),
+            guards: guard_text,
+            analyzable: traffic.analyzable,
+            active_threads: traffic.active_threads,
+            locality: traffic.locality().into_iter().map(String::from).collect(),
+            traffic_on_bytes: traffic.on_bytes,
+            traffic_off_bytes: traffic.off_bytes,
+            decision: verdict.decision.name().into(),
+            operator: operator_text(op, read_only),
+            reason: verdict.reason,
+            lowered: false,
+            notes,
+            key: Some(key),
+            ptx_loads: None,
+        });
+        let decision = verdict.decision;
+        out.keyed.push((load, Key { id: key, decision }));
+        if decision != Decision::Default && !read.is_copy {
+            out.decided.push(Decided {
                 load,
-                Key {
-                    id: key,
-                    decision: verdict.decision,
-                },
+                op,
+                kernel: 0,
+                entry: out.report.loads.len() - 1,
+            });
+        }
+    }
+
+    /// The load's traffic over the sampled blocks, and how block-uniform
+    /// unknowns entered its addresses.
+    fn traffic(&mut self, address: &E, guards: &[Guard], bytes: u64) -> (Traffic, Shift) {
+        let symbolic =
+            !address.has_unknown() && !address.uniform_unknowns(&self.args, &self.known).is_empty();
+        let mut shift = Shift::None;
+        let mut samples = Vec::with_capacity(self.blocks.len());
+        for b in &self.blocks {
+            self.env.ctaid = *b;
+            let (acc, s) =
+                block_accesses(address, guards, self.unit.block, &mut self.env, symbolic);
+            shift = match (shift, s) {
+                (Shift::PerThread, _) | (_, Shift::PerThread) => Shift::PerThread,
+                (Shift::Uniform, _) | (_, Shift::Uniform) => Shift::Uniform,
+                _ => Shift::None,
+            };
+            samples.push(block_traffic(&acc, bytes, self.set.model));
+        }
+        (mean(&samples), shift)
+    }
+
+    /// The policy's verdict, unless there is no evidence (no evaluated
+    /// thread executes the load) or the load reads a shared constant table.
+    fn verdict(&self, read: &Read, traffic: &Traffic) -> Verdict {
+        let opts = self.set.opts;
+        let verdict = decide(opts.policy, traffic, self.set.l1_bytes);
+        if opts.policy == Policy::Off {
+            return verdict;
+        }
+        if traffic.active_threads == 0 {
+            let n = self.blocks.len();
+            return Verdict {
+                decision: Decision::Default,
+                reason: format!(
+                    "no evaluated thread executes it (in {n} sampled block{}); left at the default",
+                    if n == 1 { "" } else { "s" }
+                ),
+            };
+        }
+        if reads_constant_table(read.ptr) {
+            return Verdict {
+                decision: Decision::Default,
+                reason: "read-only table in constant global memory, shared by all threads: kept on the cached read-only path".into(),
+            };
+        }
+        verdict
+    }
+
+    /// Why the address is unknown, or what its analysis assumed.
+    fn address_notes(&self, address: &E, traffic: &Traffic, shift: Shift) -> Vec<String> {
+        let missing: Vec<String> = address
+            .args()
+            .into_iter()
+            .filter(|(i, _)| !self.args.contains_key(i))
+            .map(|(i, n)| arg_label(i, &n))
+            .collect();
+        let uniforms = address.uniform_unknowns(&self.args, &self.known);
+        let mut notes = Vec::new();
+        if let Some(why) = address.unknown_reason() {
+            notes.push(format!("address unknown: {why}"));
+        } else if shift == Shift::PerThread && !missing.is_empty() {
+            notes.push(format!(
+                "address varies per thread with kernel argument {}, not given; give --kernel-arg={}=VALUE",
+                missing.join(", "),
+                missing[0]
             ));
-            if verdict.decision != Decision::Default && !read.is_copy {
-                decided.push(Decided {
-                    load,
-                    op,
-                    kernel: report.kernels.len(),
-                    entry: kr.loads.len() - 1,
-                });
+        } else if shift == Shift::PerThread {
+            notes.push(format!(
+                "address unknown: varies per thread with {}, read from memory",
+                uniforms.join(", ")
+            ));
+        } else if shift == Shift::Uniform {
+            // The stand-ins put the footprint at a 256-byte boundary.
+            notes.push(format!(
+                "block-uniform {} only shift{} the block's addresses: traffic computed as if the shift keeps 256-byte alignment{}",
+                uniforms.join(", "),
+                if uniforms.len() == 1 { "s" } else { "" },
+                if missing.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (give --kernel-arg={}=VALUE for the exact figure)", missing[0])
+                }
+            ));
+        } else if !traffic.analyzable && self.unit.grid.is_none() && reads_grid(address) {
+            notes.push(
+                "address reads gridDim; give --grid-dim (pass parameter grid=) to analyze it"
+                    .into(),
+            );
+        }
+        notes
+    }
+
+    fn guard_notes(&self, guards: &[Guard]) -> Vec<String> {
+        let mut notes = Vec::new();
+        for g in guards {
+            let gm: Vec<String> = g
+                .cond
+                .args()
+                .into_iter()
+                .filter(|(i, _)| !self.args.contains_key(i))
+                .map(|(i, n)| arg_label(i, &n))
+                .collect();
+            if !gm.is_empty() {
+                notes.push(format!(
+                    "guard needs kernel argument {}; all threads assumed to execute",
+                    gm.join(", ")
+                ));
             }
         }
-        report.kernels.push(kr);
-        kernel_functions.push(unit.function);
+        notes
     }
-    report.warnings = warnings;
-    Analysis {
-        report,
-        kernel_functions,
-        decided,
-        keyed,
-        arch,
+
+    fn pattern(&self, address: &E) -> String {
+        let pattern = if matches!(&**address, Expr::Unknown(_)) {
+            "?".to_string()
+        } else {
+            render(address, &self.known)
+        };
+        if pattern.chars().count() > MAX_PATTERN {
+            pattern.chars().take(MAX_PATTERN - 3).collect::<String>() + "..."
+        } else {
+            pattern
+        }
     }
 }

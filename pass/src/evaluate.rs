@@ -48,7 +48,10 @@ fn unsigned(v: i64, bits: u32) -> u64 {
 /// One binary operation at `bits` width; `None` for division by zero or an
 /// over-wide shift (poison in LLVM).
 pub fn apply_bin(op: BinOp, a: i64, b: i64, bits: u32) -> Option<i64> {
+    // Operands come in at any i64 value (a user's `n=4294967295` for an
+    // i32 argument); signed operations read them at the IR width, as -1.
     let (ua, ub) = (unsigned(a, bits), unsigned(b, bits));
+    let (a, b) = (wrap(a as i128, bits), wrap(b as i128, bits));
     let r: i128 = match op {
         BinOp::Add => a as i128 + b as i128,
         BinOp::Sub => a as i128 - b as i128,
@@ -121,6 +124,40 @@ pub struct Env {
     /// `None` when no grid was given: an expression reading it is unknown.
     pub nctaid: Option<[i64; 3]>,
     pub args: HashMap<u32, i64>,
+    /// What block-uniform unknowns read as (see [`Standin`]).
+    pub standin: Standin,
+}
+
+/// Stand-in values for the block-uniform unknowns of an address (integer
+/// arguments not given, values loaded from block-uniform addresses). An
+/// address is evaluated twice, at `Low` and at `High`; when the two differ
+/// by the same amount for every thread, the unknowns only shift the block's
+/// footprint, and the `Low` addresses give its traffic exactly, up to the
+/// alignment of that shift (`Low` puts it at a 256-byte boundary, as
+/// cudaMalloc aligns). Otherwise the address is unknown per thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Standin {
+    /// They are unknown (guards: a guard that reads one is assumed true).
+    Absent,
+    Low,
+    High,
+}
+
+impl Standin {
+    fn value(self, slot: u32, pointer: bool) -> Option<i64> {
+        // Pointers: a base far from the parameters' and globals' (Base::address).
+        let low = if pointer {
+            (0xC00 + i64::from(slot % 0x400)) << 36
+        } else {
+            0
+        };
+        match self {
+            Standin::Absent => None,
+            Standin::Low => Some(low),
+            // Distinct per slot, so that two unknowns do not cancel.
+            Standin::High => Some(low + ((1 + i64::from(slot % 0x400)) << 20)),
+        }
+    }
 }
 
 impl Env {
@@ -132,6 +169,7 @@ impl Env {
             ntid: dims(block),
             nctaid: grid.map(dims),
             args,
+            standin: Standin::Absent,
         }
     }
 
@@ -156,7 +194,12 @@ pub fn eval(e: &Expr, env: &Env) -> Option<i64> {
     match e {
         Expr::Const(c) => Some(*c),
         Expr::Sreg(s) => env.sreg(*s),
-        Expr::Arg { index, .. } => env.args.get(index).copied(),
+        Expr::Arg { index, .. } => match env.args.get(index) {
+            Some(v) => Some(*v),
+            None => env.standin.value(*index, false),
+        },
+        // Slots above the arguments' (at most 0x400 of those are told apart).
+        Expr::Uniform { id, pointer, .. } => env.standin.value(0x200 + id, *pointer),
         Expr::Base(b) => Some(b.address()),
         Expr::Bin { op, lhs, rhs, bits } => match (eval(lhs, env), eval(rhs, env)) {
             (Some(a), Some(b)) => apply_bin(*op, a, b, *bits),
@@ -399,24 +442,70 @@ pub fn thread_coords(block: Dim3) -> impl Iterator<Item = [i64; 3]> {
     (0..bz).flat_map(move |z| (0..by).flat_map(move |y| (0..bx).map(move |x| [x, y, z])))
 }
 
+/// How block-uniform unknowns entered one block's addresses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shift {
+    /// There are none, or no thread executes the load.
+    None,
+    /// They move the whole footprint by one amount: traffic exact up to its
+    /// alignment.
+    Uniform,
+    /// They change addresses differently per thread (a stride, a divisor):
+    /// the addresses are unknown.
+    PerThread,
+}
+
 /// What every thread of one block does at a load, in linear thread order.
-pub fn block_accesses(address: &E, guards: &[Guard], block: Dim3, env: &mut Env) -> Vec<Access> {
+/// An address with block-uniform unknowns (`symbolic`) is evaluated at two
+/// stand-ins (see [`Standin`]).
+pub fn block_accesses(
+    address: &E,
+    guards: &[Guard],
+    block: Dim3,
+    env: &mut Env,
+    symbolic: bool,
+) -> (Vec<Access>, Shift) {
     let mut out = Vec::with_capacity(block.count() as usize);
+    let mut delta: Option<Option<i64>> = None;
+    let mut per_thread = false;
     for t in thread_coords(block) {
         env.tid = t;
+        env.standin = Standin::Absent;
         let runs = guards
             .iter()
             .all(|g| eval_cond(&g.cond, env).is_none_or(|v| v == g.expect));
-        out.push(if !runs {
-            Access::Inactive
-        } else {
-            match eval(address, env) {
-                Some(a) => Access::At(a as u64),
-                None => Access::Unknown,
-            }
+        if !runs {
+            out.push(Access::Inactive);
+            continue;
+        }
+        env.standin = Standin::Low;
+        let low = eval(address, env);
+        if symbolic {
+            env.standin = Standin::High;
+            let high = eval(address, env);
+            let d = low.zip(high).map(|(l, h)| h.wrapping_sub(l));
+            per_thread |= d.is_none() || *delta.get_or_insert(d) != d;
+        }
+        out.push(match low {
+            Some(a) => Access::At(a as u64),
+            None => Access::Unknown,
         });
     }
-    out
+    env.standin = Standin::Absent;
+    if per_thread {
+        for a in &mut out {
+            if *a != Access::Inactive {
+                *a = Access::Unknown;
+            }
+        }
+        return (out, Shift::PerThread);
+    }
+    let shift = if symbolic && delta.is_some() {
+        Shift::Uniform
+    } else {
+        Shift::None
+    };
+    (out, shift)
 }
 
 /// Block ids to evaluate: block 0 alone, or `n` spread evenly over the grid.
@@ -452,6 +541,16 @@ mod tests {
         assert_eq!(apply_cast(CastOp::SExt, 0xffff_ffff, 32, 64), -1);
         assert!(compare(IntPredicate::LLVMIntULT, 3, -1, 32));
         assert!(!compare(IntPredicate::LLVMIntSLT, 3, -1, 32));
+    }
+
+    #[test]
+    fn signed_operations_read_operands_at_width() {
+        // A user's `n=4294967294` for an i32 argument is -2 to `sdiv`.
+        assert_eq!(apply_bin(BinOp::SDiv, 0xffff_fffe, 2, 32), Some(-1));
+        assert_eq!(apply_bin(BinOp::SRem, 0xffff_fffd, 2, 32), Some(-1));
+        assert_eq!(apply_bin(BinOp::AShr, 0xffff_fff0, 4, 32), Some(-1));
+        assert_eq!(apply_bin(BinOp::SMin, 0xffff_ffff, 0, 32), Some(-1));
+        assert_eq!(apply_bin(BinOp::SMax, 0xffff_ffff, 0, 32), Some(0));
     }
 
     #[test]

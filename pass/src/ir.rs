@@ -585,6 +585,17 @@ impl Value {
         }
     }
 
+    /// Whether a function carries an enum attribute such as `optnone`.
+    pub fn has_fn_attribute(self, name: &str) -> bool {
+        // SAFETY: only called on functions; the function's own attributes
+        // sit at index -1 (LLVMAttributeFunctionIndex).
+        unsafe {
+            let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            !LLVMGetEnumAttributeAtIndex(self.0, llvm_sys::LLVMAttributeFunctionIndex, kind)
+                .is_null()
+        }
+    }
+
     /// Internal or private linkage: every use of the symbol is in this module.
     pub fn has_local_linkage(self) -> bool {
         use llvm_sys::LLVMLinkage::*;
