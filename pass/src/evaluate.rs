@@ -289,7 +289,13 @@ impl Dominators {
         for &b in &blocks {
             let s = b.successors();
             for &t in &s {
-                preds.entry(t).or_default().push(b);
+                // Once per edge source: two cases of one switch that go to
+                // the same block are one predecessor, whose guard is their
+                // disjunction.
+                let p = preds.entry(t).or_default();
+                if !p.contains(&b) {
+                    p.push(b);
+                }
             }
             succs.insert(b, s);
         }
