@@ -9,10 +9,13 @@
 
 use std::collections::HashMap;
 
-use crate::address::{render, render_cond, Context, Expr, Folder, Known, Sreg, E};
-use crate::evaluate::{block_accesses, sample_blocks, Dominators, Env, Guard, Shift};
+use crate::address::{
+    render, render_cond, uniform_unknowns, Context, Expr, Folder, Known, Sreg, E,
+};
+use crate::evaluate::{block_accesses, sample_blocks, Env, Shift};
 use crate::generation::{Arch, AsmOp, CacheOp};
 use crate::global_loads::{is_read_only, reads_constant_table, Read, Skip};
+use crate::guards::{Dominators, Guard};
 use crate::ir::{Module, Opcode, Value};
 use crate::kernels::{demangle, find, BlockSource, Kernel};
 use crate::keys::Key;
@@ -519,8 +522,8 @@ impl Walk<'_> {
     /// The load's traffic over the sampled blocks, and how block-uniform
     /// unknowns entered its addresses.
     fn traffic(&mut self, address: &E, guards: &[Guard], bytes: u64) -> (Traffic, Shift) {
-        let symbolic =
-            !address.has_unknown() && !address.uniform_unknowns(&self.args, &self.known).is_empty();
+        let symbolic = !address.has_unknown()
+            && !uniform_unknowns(address, &self.args, &self.known).is_empty();
         let mut shift = Shift::None;
         let mut samples = Vec::with_capacity(self.blocks.len());
         for b in &self.blocks {
@@ -572,7 +575,7 @@ impl Walk<'_> {
             .filter(|(i, _)| !self.args.contains_key(i))
             .map(|(i, n)| arg_label(i, &n))
             .collect();
-        let uniforms = address.uniform_unknowns(&self.args, &self.known);
+        let uniforms = uniform_unknowns(address, &self.args, &self.known);
         let mut notes = Vec::new();
         if let Some(why) = address.unknown_reason() {
             notes.push(format!("address unknown: {why}"));

@@ -2,118 +2,21 @@
 //! conditions that guard it into, for every thread of a block, either a
 //! concrete byte address, "does not execute the load", or "unknown".
 //!
-//! Integer arithmetic wraps at the IR's bit width. A guard whose condition
-//! can be computed for a thread decides whether that thread executes the
-//! load; a guard that cannot be computed leaves the thread active (the
-//! paper's assumption). Loop recurrences evaluate at their first iteration.
-//!
-//! Guards are found from the CFG: a block reached only through one edge of a
-//! conditional branch, and dominating the load, runs only when that branch
-//! went that way.
+//! Integer arithmetic wraps at the IR's bit width (`int.rs`). A guard whose
+//! condition can be computed for a thread decides whether that thread
+//! executes the load; a guard that cannot be computed leaves the thread
+//! active (the paper's assumption). Loop recurrences evaluate at their
+//! first iteration.
 
 use std::collections::HashMap;
+#[cfg(test)]
 use std::rc::Rc;
 
-use crate::address::{BinOp, CastOp, Cond, Expr, Folder, Sreg, E};
-use crate::ir::{Block, IntPredicate, Value};
-use crate::options::Dim3;
-
-/// What one thread does at a load.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Access {
-    /// The thread does not execute the load.
-    Inactive,
-    /// The thread reads from this byte address.
-    At(u64),
-    /// The thread executes the load at an address the analysis cannot know.
-    Unknown,
-}
-
-fn wrap(v: i128, bits: u32) -> i64 {
-    if bits >= 64 {
-        return v as i64;
-    }
-    let shift = 64 - bits;
-    ((v as i64) << shift) >> shift
-}
-
-fn unsigned(v: i64, bits: u32) -> u64 {
-    if bits >= 64 {
-        v as u64
-    } else {
-        (v as u64) & ((1u64 << bits) - 1)
-    }
-}
-
-/// One binary operation at `bits` width; `None` for division by zero or an
-/// over-wide shift (poison in LLVM).
-pub fn apply_bin(op: BinOp, a: i64, b: i64, bits: u32) -> Option<i64> {
-    // Operands come in at any i64 value (a user's `n=4294967295` for an
-    // i32 argument); signed operations read them at the IR width, as -1.
-    let (ua, ub) = (unsigned(a, bits), unsigned(b, bits));
-    let (a, b) = (wrap(a as i128, bits), wrap(b as i128, bits));
-    let r: i128 = match op {
-        BinOp::Add => a as i128 + b as i128,
-        BinOp::Sub => a as i128 - b as i128,
-        BinOp::Mul => (a as i128).wrapping_mul(b as i128),
-        BinOp::UDiv => ua.checked_div(ub)? as i128,
-        BinOp::URem => ua.checked_rem(ub)? as i128,
-        BinOp::SDiv => a.checked_div(b)? as i128,
-        BinOp::SRem => a.checked_rem(b)? as i128,
-        BinOp::Shl => {
-            if ub >= bits as u64 {
-                return None;
-            }
-            (a as i128) << ub
-        }
-        BinOp::LShr => {
-            if ub >= bits as u64 {
-                return None;
-            }
-            (ua >> ub) as i128
-        }
-        BinOp::AShr => {
-            if ub >= bits as u64 {
-                return None;
-            }
-            (a >> ub) as i128
-        }
-        BinOp::And => (a & b) as i128,
-        BinOp::Or => (a | b) as i128,
-        BinOp::Xor => (a ^ b) as i128,
-        BinOp::SMin => a.min(b) as i128,
-        BinOp::SMax => a.max(b) as i128,
-        BinOp::UMin => ua.min(ub) as i128,
-        BinOp::UMax => ua.max(ub) as i128,
-    };
-    Some(wrap(r, bits))
-}
-
-pub fn apply_cast(op: CastOp, v: i64, from: u32, to: u32) -> i64 {
-    match op {
-        CastOp::Trunc => wrap(v as i128, to),
-        CastOp::ZExt => wrap(unsigned(v, from) as i128, to),
-        CastOp::SExt => wrap(wrap(v as i128, from) as i128, to),
-    }
-}
-
-fn compare(pred: IntPredicate, a: i64, b: i64, bits: u32) -> bool {
-    use IntPredicate::*;
-    let (ua, ub) = (unsigned(a, bits), unsigned(b, bits));
-    let (sa, sb) = (wrap(a as i128, bits), wrap(b as i128, bits));
-    match pred {
-        LLVMIntEQ => ua == ub,
-        LLVMIntNE => ua != ub,
-        LLVMIntUGT => ua > ub,
-        LLVMIntUGE => ua >= ub,
-        LLVMIntULT => ua < ub,
-        LLVMIntULE => ua <= ub,
-        LLVMIntSGT => sa > sb,
-        LLVMIntSGE => sa >= sb,
-        LLVMIntSLT => sa < sb,
-        LLVMIntSLE => sa <= sb,
-    }
-}
+use crate::address::{Cond, Expr, Sreg, E};
+use crate::geometry::Dim3;
+use crate::guards::Guard;
+use crate::int::{apply_bin, apply_cast, compare, BinOp};
+use crate::traffic::Access;
 
 /// The launch values one evaluation sees.
 #[derive(Clone, Debug)]
@@ -256,192 +159,6 @@ pub fn eval_cond(c: &Cond, env: &Env) -> Option<bool> {
     }
 }
 
-/// A condition that must hold (or not hold) for a load to execute.
-#[derive(Clone, Debug)]
-pub struct Guard {
-    pub cond: Rc<Cond>,
-    pub expect: bool,
-}
-
-/// Dominator tree of one function, for finding guards.
-pub struct Dominators {
-    idom: HashMap<Block, Block>,
-    preds: HashMap<Block, Vec<Block>>,
-}
-
-impl Dominators {
-    /// Cooper, Harvey, Kennedy, "A Simple, Fast Dominance Algorithm" (2001).
-    pub fn of(function: Value) -> Dominators {
-        let blocks = function.blocks();
-        let mut preds: HashMap<Block, Vec<Block>> = HashMap::new();
-        let Some(&entry) = blocks.first() else {
-            return Dominators {
-                idom: HashMap::new(),
-                preds,
-            };
-        };
-        // Reverse post-order from the entry.
-        let mut order = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        let mut stack = vec![(entry, 0usize)];
-        seen.insert(entry);
-        let mut succs: HashMap<Block, Vec<Block>> = HashMap::new();
-        for &b in &blocks {
-            let s = b.successors();
-            for &t in &s {
-                // Once per edge source: two cases of one switch that go to
-                // the same block are one predecessor, whose guard is their
-                // disjunction.
-                let p = preds.entry(t).or_default();
-                if !p.contains(&b) {
-                    p.push(b);
-                }
-            }
-            succs.insert(b, s);
-        }
-        while let Some((b, i)) = stack.pop() {
-            let s = &succs[&b];
-            if i < s.len() {
-                stack.push((b, i + 1));
-                let t = s[i];
-                if seen.insert(t) {
-                    stack.push((t, 0));
-                }
-            } else {
-                order.push(b);
-            }
-        }
-        order.reverse();
-        let rpo: HashMap<Block, usize> = order.iter().enumerate().map(|(i, b)| (*b, i)).collect();
-        let mut idom: HashMap<Block, Block> = HashMap::new();
-        idom.insert(entry, entry);
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for &b in order.iter().skip(1) {
-                let mut new: Option<Block> = None;
-                for p in preds.get(&b).into_iter().flatten() {
-                    if !idom.contains_key(p) {
-                        continue;
-                    }
-                    new = Some(match new {
-                        None => *p,
-                        Some(mut a) => {
-                            let mut c = *p;
-                            while a != c {
-                                while rpo[&a] > rpo[&c] {
-                                    a = idom[&a];
-                                }
-                                while rpo[&c] > rpo[&a] {
-                                    c = idom[&c];
-                                }
-                            }
-                            a
-                        }
-                    });
-                }
-                if let Some(n) = new {
-                    if idom.get(&b) != Some(&n) {
-                        idom.insert(b, n);
-                        changed = true;
-                    }
-                }
-            }
-        }
-        Dominators { idom, preds }
-    }
-
-    /// Conditions under which `block` runs, from the branches that lead to it.
-    ///
-    /// A branch on a loop recurrence whose edge leaves that loop (the exit
-    /// test of a counted loop) is no guard: evaluated at the first iteration
-    /// it would say nobody gets past the loop.
-    pub fn guards(&self, block: Block, folder: &mut Folder) -> Vec<Guard> {
-        let mut out = Vec::new();
-        let mut b = block;
-        loop {
-            if let Some([p]) = self.preds.get(&b).map(Vec::as_slice) {
-                let guard = if let Some((cond, t, f)) = p.conditional_branch() {
-                    (t != f).then(|| (folder.cond(cond), t == b))
-                } else if let Some((on, default, cases)) = p.switch() {
-                    // The values that lead here, or, for the default, the
-                    // values that all lead elsewhere.
-                    let to_b: Vec<Value> = cases
-                        .iter()
-                        .filter(|(_, d)| *d == b)
-                        .map(|(v, _)| *v)
-                        .collect();
-                    if default == b {
-                        let others: Vec<Value> = cases
-                            .iter()
-                            .filter(|(_, d)| *d != b)
-                            .map(|(v, _)| *v)
-                            .collect();
-                        Some((folder.switch_cond(on, &others, false), true))
-                    } else {
-                        Some((folder.switch_cond(on, &to_b, true), true))
-                    }
-                } else {
-                    None
-                };
-                if let Some((cond, expect)) = guard {
-                    let leaves_loop = cond.loop_headers().into_iter().any(|h| !self.in_loop(h, b));
-                    if !leaves_loop {
-                        out.push(Guard { cond, expect });
-                    }
-                }
-            }
-            match self.idom.get(&b) {
-                Some(&d) if d != b => b = d,
-                _ => break,
-            }
-        }
-        out
-    }
-}
-
-impl Dominators {
-    fn dominates(&self, a: Block, mut b: Block) -> bool {
-        loop {
-            if a == b {
-                return true;
-            }
-            match self.idom.get(&b) {
-                Some(&d) if d != b => b = d,
-                _ => return false,
-            }
-        }
-    }
-
-    /// Whether `b` is in the natural loop of `header`: it reaches a back
-    /// edge into `header` without passing through `header`.
-    fn in_loop(&self, header: Block, b: Block) -> bool {
-        if b == header {
-            return true;
-        }
-        let latches: Vec<Block> = self
-            .preds
-            .get(&header)
-            .into_iter()
-            .flatten()
-            .copied()
-            .filter(|p| self.dominates(header, *p))
-            .collect();
-        let mut seen = std::collections::HashSet::new();
-        let mut work = latches;
-        while let Some(x) = work.pop() {
-            if x == b {
-                return true;
-            }
-            if x == header || !seen.insert(x) {
-                continue;
-            }
-            work.extend(self.preds.get(&x).into_iter().flatten().copied());
-        }
-        false
-    }
-}
-
 /// Linear thread id of (x, y, z) in a block, as CUDA numbers threads into warps.
 pub fn thread_coords(block: Dim3) -> impl Iterator<Item = [i64; 3]> {
     let (bx, by, bz) = (block.x as i64, block.y as i64, block.z as i64);
@@ -533,31 +250,6 @@ pub fn sample_blocks(grid: Option<Dim3>, n: u32) -> Vec<[i64; 3]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn arithmetic_wraps_at_width() {
-        assert_eq!(
-            apply_bin(BinOp::Add, i32::MAX as i64, 1, 32),
-            Some(i32::MIN as i64)
-        );
-        assert_eq!(apply_bin(BinOp::UDiv, -1, 2, 32), Some(0x7fff_ffff));
-        assert_eq!(apply_bin(BinOp::LShr, -1, 28, 32), Some(15));
-        assert_eq!(apply_bin(BinOp::URem, 5, 0, 32), None);
-        assert_eq!(apply_cast(CastOp::ZExt, -1, 32, 64), 0xffff_ffff);
-        assert_eq!(apply_cast(CastOp::SExt, 0xffff_ffff, 32, 64), -1);
-        assert!(compare(IntPredicate::LLVMIntULT, 3, -1, 32));
-        assert!(!compare(IntPredicate::LLVMIntSLT, 3, -1, 32));
-    }
-
-    #[test]
-    fn signed_operations_read_operands_at_width() {
-        // A user's `n=4294967294` for an i32 argument is -2 to `sdiv`.
-        assert_eq!(apply_bin(BinOp::SDiv, 0xffff_fffe, 2, 32), Some(-1));
-        assert_eq!(apply_bin(BinOp::SRem, 0xffff_fffd, 2, 32), Some(-1));
-        assert_eq!(apply_bin(BinOp::AShr, 0xffff_fff0, 4, 32), Some(-1));
-        assert_eq!(apply_bin(BinOp::SMin, 0xffff_ffff, 0, 32), Some(-1));
-        assert_eq!(apply_bin(BinOp::SMax, 0xffff_ffff, 0, 32), Some(0));
-    }
 
     #[test]
     fn zero_absorbs_unknown() {

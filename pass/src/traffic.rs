@@ -10,8 +10,18 @@
 //!
 //! Pure: accesses in, figures out. No IR here.
 
-use crate::evaluate::Access;
 use crate::generation::Model;
+
+/// What one thread does at a load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// The thread does not execute the load.
+    Inactive,
+    /// The thread reads from this byte address.
+    At(u64),
+    /// The thread executes the load at an address the analysis cannot know.
+    Unknown,
+}
 
 /// Bytes of one uncached request segment (the L2 sector).
 pub const SEGMENT_BYTES: u64 = 32;
