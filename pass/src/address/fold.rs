@@ -32,6 +32,10 @@ pub struct Folder<'a> {
     log: Vec<Value>,
     next_rec: u32,
     next_uniform: u32,
+    /// Whether the walk under the current value met the depth cap.
+    cut: bool,
+    /// Values memoized under the depth cap, forgotten before the next walk.
+    cut_values: Vec<Value>,
     /// Current recursion depth; past `MAX_DEPTH` a value is unknown, so that
     /// a 4000-step unrolled chain cannot overflow the stack of clang or opt.
     depth: u32,
@@ -81,6 +85,8 @@ impl<'a> Folder<'a> {
             log: Vec::new(),
             next_rec: 0,
             next_uniform: 0,
+            cut: false,
+            cut_values: Vec::new(),
             depth: 0,
             sizes: HashMap::new(),
         }
@@ -88,6 +94,7 @@ impl<'a> Folder<'a> {
 
     /// The expression for an integer or pointer value.
     pub fn fold(&mut self, v: Value) -> E {
+        self.forget_cut_results();
         if let Some(e) = self.memo.get(&v) {
             return e.clone();
         }
@@ -95,8 +102,10 @@ impl<'a> Folder<'a> {
             return Rc::new(Expr::Rec(id));
         }
         if self.depth >= MAX_DEPTH {
+            self.cut = true;
             return unknown(Why::TooBig);
         }
+        let outer_cut = std::mem::replace(&mut self.cut, false);
         self.depth += 1;
         let mut e = self.fold_uncached(v);
         self.depth -= 1;
@@ -107,7 +116,26 @@ impl<'a> Folder<'a> {
         if !self.open.is_empty() {
             self.log.push(v);
         }
+        if self.cut {
+            self.cut_values.push(v);
+        }
+        self.cut |= outer_cut;
         e
+    }
+
+    /// At the start of a walk from the top (depth 0), forgets what earlier
+    /// walks memoized under the depth cap: how deep a value sat depends on
+    /// where that walk started, so reusing it would make one load's result
+    /// depend on which loads were folded before it.
+    fn forget_cut_results(&mut self) {
+        if self.depth > 0 || self.cut_values.is_empty() {
+            return;
+        }
+        for v in self.cut_values.drain(..) {
+            self.memo.remove(&v);
+            self.cond_memo.remove(&v);
+        }
+        self.cut = false;
     }
 
     /// Nodes of `e` counted as a tree (shared parts once per use), memoized
@@ -459,20 +487,27 @@ impl<'a> Folder<'a> {
 
     /// The condition an `i1` value stands for.
     pub fn cond(&mut self, v: Value) -> Rc<Cond> {
+        self.forget_cut_results();
         if let Some(c) = self.cond_memo.get(&v) {
             if self.open.is_empty() {
                 return c.clone();
             }
         }
         if self.depth >= MAX_DEPTH {
+            self.cut = true;
             return Rc::new(Cond::Unknown(Why::TooBig));
         }
+        let outer_cut = std::mem::replace(&mut self.cut, false);
         self.depth += 1;
         let c = Rc::new(self.cond_uncached(v));
         self.depth -= 1;
         if self.open.is_empty() {
             self.cond_memo.insert(v, c.clone());
         }
+        if self.cut {
+            self.cut_values.push(v);
+        }
+        self.cut |= outer_cut;
         c
     }
 

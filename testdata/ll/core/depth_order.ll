@@ -1,0 +1,347 @@
+; The depth cap must not make one load's result depend on the loads folded
+; before it. %x300 is 300 steps of `+ 1` from tid.x: deeper than the 256
+; steps the folder follows, so the first load (a[x300]) is unknown. The
+; second load reads b[x100], 100 steps deep: within the cap, so exact,
+; although folding the first load met %x100 at depth 200 and stopped below
+; it. float, 64-thread block.
+;
+; RUN-PARAMS: report=json;block=64
+;
+; a[x300]: unknown, one sector per thread: 64 x 32 = 2048 on and off. Rule 4.
+; CHECK: "pattern": "a + 4*?
+; CHECK: "analyzable": false,
+; CHECK: "notes": [
+; CHECK-NEXT: "address unknown: expression deeper than 256 or larger than 4096 nodes"
+; b[x100] = b + 4*tid.x + 400: bytes 400..655, 400 = 12*32 + 16, so
+; sectors 12..20 = 9 x 32 = 288 on; per warp 400+128w .. 527+128w spans 5
+; sectors: 2 x 5 x 32 = 320 off. Rule 2: cache.
+; CHECK: "pattern": "b + 4*tid.x + 400",
+; CHECK-NEXT: "guards": [],
+; CHECK-NEXT: "analyzable": true,
+; CHECK-NEXT: "active_threads": 64,
+; CHECK: "traffic_on_bytes": 288,
+; CHECK-NEXT: "traffic_off_bytes": 320,
+; CHECK-NEXT: "decision": "cache",
+
+target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
+target triple = "nvptx64-nvidia-cuda"
+
+define ptx_kernel void @deep(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %out) #0 {
+entry:
+  %x0 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %x1 = add i32 %x0, 1
+  %x2 = add i32 %x1, 1
+  %x3 = add i32 %x2, 1
+  %x4 = add i32 %x3, 1
+  %x5 = add i32 %x4, 1
+  %x6 = add i32 %x5, 1
+  %x7 = add i32 %x6, 1
+  %x8 = add i32 %x7, 1
+  %x9 = add i32 %x8, 1
+  %x10 = add i32 %x9, 1
+  %x11 = add i32 %x10, 1
+  %x12 = add i32 %x11, 1
+  %x13 = add i32 %x12, 1
+  %x14 = add i32 %x13, 1
+  %x15 = add i32 %x14, 1
+  %x16 = add i32 %x15, 1
+  %x17 = add i32 %x16, 1
+  %x18 = add i32 %x17, 1
+  %x19 = add i32 %x18, 1
+  %x20 = add i32 %x19, 1
+  %x21 = add i32 %x20, 1
+  %x22 = add i32 %x21, 1
+  %x23 = add i32 %x22, 1
+  %x24 = add i32 %x23, 1
+  %x25 = add i32 %x24, 1
+  %x26 = add i32 %x25, 1
+  %x27 = add i32 %x26, 1
+  %x28 = add i32 %x27, 1
+  %x29 = add i32 %x28, 1
+  %x30 = add i32 %x29, 1
+  %x31 = add i32 %x30, 1
+  %x32 = add i32 %x31, 1
+  %x33 = add i32 %x32, 1
+  %x34 = add i32 %x33, 1
+  %x35 = add i32 %x34, 1
+  %x36 = add i32 %x35, 1
+  %x37 = add i32 %x36, 1
+  %x38 = add i32 %x37, 1
+  %x39 = add i32 %x38, 1
+  %x40 = add i32 %x39, 1
+  %x41 = add i32 %x40, 1
+  %x42 = add i32 %x41, 1
+  %x43 = add i32 %x42, 1
+  %x44 = add i32 %x43, 1
+  %x45 = add i32 %x44, 1
+  %x46 = add i32 %x45, 1
+  %x47 = add i32 %x46, 1
+  %x48 = add i32 %x47, 1
+  %x49 = add i32 %x48, 1
+  %x50 = add i32 %x49, 1
+  %x51 = add i32 %x50, 1
+  %x52 = add i32 %x51, 1
+  %x53 = add i32 %x52, 1
+  %x54 = add i32 %x53, 1
+  %x55 = add i32 %x54, 1
+  %x56 = add i32 %x55, 1
+  %x57 = add i32 %x56, 1
+  %x58 = add i32 %x57, 1
+  %x59 = add i32 %x58, 1
+  %x60 = add i32 %x59, 1
+  %x61 = add i32 %x60, 1
+  %x62 = add i32 %x61, 1
+  %x63 = add i32 %x62, 1
+  %x64 = add i32 %x63, 1
+  %x65 = add i32 %x64, 1
+  %x66 = add i32 %x65, 1
+  %x67 = add i32 %x66, 1
+  %x68 = add i32 %x67, 1
+  %x69 = add i32 %x68, 1
+  %x70 = add i32 %x69, 1
+  %x71 = add i32 %x70, 1
+  %x72 = add i32 %x71, 1
+  %x73 = add i32 %x72, 1
+  %x74 = add i32 %x73, 1
+  %x75 = add i32 %x74, 1
+  %x76 = add i32 %x75, 1
+  %x77 = add i32 %x76, 1
+  %x78 = add i32 %x77, 1
+  %x79 = add i32 %x78, 1
+  %x80 = add i32 %x79, 1
+  %x81 = add i32 %x80, 1
+  %x82 = add i32 %x81, 1
+  %x83 = add i32 %x82, 1
+  %x84 = add i32 %x83, 1
+  %x85 = add i32 %x84, 1
+  %x86 = add i32 %x85, 1
+  %x87 = add i32 %x86, 1
+  %x88 = add i32 %x87, 1
+  %x89 = add i32 %x88, 1
+  %x90 = add i32 %x89, 1
+  %x91 = add i32 %x90, 1
+  %x92 = add i32 %x91, 1
+  %x93 = add i32 %x92, 1
+  %x94 = add i32 %x93, 1
+  %x95 = add i32 %x94, 1
+  %x96 = add i32 %x95, 1
+  %x97 = add i32 %x96, 1
+  %x98 = add i32 %x97, 1
+  %x99 = add i32 %x98, 1
+  %x100 = add i32 %x99, 1
+  %x101 = add i32 %x100, 1
+  %x102 = add i32 %x101, 1
+  %x103 = add i32 %x102, 1
+  %x104 = add i32 %x103, 1
+  %x105 = add i32 %x104, 1
+  %x106 = add i32 %x105, 1
+  %x107 = add i32 %x106, 1
+  %x108 = add i32 %x107, 1
+  %x109 = add i32 %x108, 1
+  %x110 = add i32 %x109, 1
+  %x111 = add i32 %x110, 1
+  %x112 = add i32 %x111, 1
+  %x113 = add i32 %x112, 1
+  %x114 = add i32 %x113, 1
+  %x115 = add i32 %x114, 1
+  %x116 = add i32 %x115, 1
+  %x117 = add i32 %x116, 1
+  %x118 = add i32 %x117, 1
+  %x119 = add i32 %x118, 1
+  %x120 = add i32 %x119, 1
+  %x121 = add i32 %x120, 1
+  %x122 = add i32 %x121, 1
+  %x123 = add i32 %x122, 1
+  %x124 = add i32 %x123, 1
+  %x125 = add i32 %x124, 1
+  %x126 = add i32 %x125, 1
+  %x127 = add i32 %x126, 1
+  %x128 = add i32 %x127, 1
+  %x129 = add i32 %x128, 1
+  %x130 = add i32 %x129, 1
+  %x131 = add i32 %x130, 1
+  %x132 = add i32 %x131, 1
+  %x133 = add i32 %x132, 1
+  %x134 = add i32 %x133, 1
+  %x135 = add i32 %x134, 1
+  %x136 = add i32 %x135, 1
+  %x137 = add i32 %x136, 1
+  %x138 = add i32 %x137, 1
+  %x139 = add i32 %x138, 1
+  %x140 = add i32 %x139, 1
+  %x141 = add i32 %x140, 1
+  %x142 = add i32 %x141, 1
+  %x143 = add i32 %x142, 1
+  %x144 = add i32 %x143, 1
+  %x145 = add i32 %x144, 1
+  %x146 = add i32 %x145, 1
+  %x147 = add i32 %x146, 1
+  %x148 = add i32 %x147, 1
+  %x149 = add i32 %x148, 1
+  %x150 = add i32 %x149, 1
+  %x151 = add i32 %x150, 1
+  %x152 = add i32 %x151, 1
+  %x153 = add i32 %x152, 1
+  %x154 = add i32 %x153, 1
+  %x155 = add i32 %x154, 1
+  %x156 = add i32 %x155, 1
+  %x157 = add i32 %x156, 1
+  %x158 = add i32 %x157, 1
+  %x159 = add i32 %x158, 1
+  %x160 = add i32 %x159, 1
+  %x161 = add i32 %x160, 1
+  %x162 = add i32 %x161, 1
+  %x163 = add i32 %x162, 1
+  %x164 = add i32 %x163, 1
+  %x165 = add i32 %x164, 1
+  %x166 = add i32 %x165, 1
+  %x167 = add i32 %x166, 1
+  %x168 = add i32 %x167, 1
+  %x169 = add i32 %x168, 1
+  %x170 = add i32 %x169, 1
+  %x171 = add i32 %x170, 1
+  %x172 = add i32 %x171, 1
+  %x173 = add i32 %x172, 1
+  %x174 = add i32 %x173, 1
+  %x175 = add i32 %x174, 1
+  %x176 = add i32 %x175, 1
+  %x177 = add i32 %x176, 1
+  %x178 = add i32 %x177, 1
+  %x179 = add i32 %x178, 1
+  %x180 = add i32 %x179, 1
+  %x181 = add i32 %x180, 1
+  %x182 = add i32 %x181, 1
+  %x183 = add i32 %x182, 1
+  %x184 = add i32 %x183, 1
+  %x185 = add i32 %x184, 1
+  %x186 = add i32 %x185, 1
+  %x187 = add i32 %x186, 1
+  %x188 = add i32 %x187, 1
+  %x189 = add i32 %x188, 1
+  %x190 = add i32 %x189, 1
+  %x191 = add i32 %x190, 1
+  %x192 = add i32 %x191, 1
+  %x193 = add i32 %x192, 1
+  %x194 = add i32 %x193, 1
+  %x195 = add i32 %x194, 1
+  %x196 = add i32 %x195, 1
+  %x197 = add i32 %x196, 1
+  %x198 = add i32 %x197, 1
+  %x199 = add i32 %x198, 1
+  %x200 = add i32 %x199, 1
+  %x201 = add i32 %x200, 1
+  %x202 = add i32 %x201, 1
+  %x203 = add i32 %x202, 1
+  %x204 = add i32 %x203, 1
+  %x205 = add i32 %x204, 1
+  %x206 = add i32 %x205, 1
+  %x207 = add i32 %x206, 1
+  %x208 = add i32 %x207, 1
+  %x209 = add i32 %x208, 1
+  %x210 = add i32 %x209, 1
+  %x211 = add i32 %x210, 1
+  %x212 = add i32 %x211, 1
+  %x213 = add i32 %x212, 1
+  %x214 = add i32 %x213, 1
+  %x215 = add i32 %x214, 1
+  %x216 = add i32 %x215, 1
+  %x217 = add i32 %x216, 1
+  %x218 = add i32 %x217, 1
+  %x219 = add i32 %x218, 1
+  %x220 = add i32 %x219, 1
+  %x221 = add i32 %x220, 1
+  %x222 = add i32 %x221, 1
+  %x223 = add i32 %x222, 1
+  %x224 = add i32 %x223, 1
+  %x225 = add i32 %x224, 1
+  %x226 = add i32 %x225, 1
+  %x227 = add i32 %x226, 1
+  %x228 = add i32 %x227, 1
+  %x229 = add i32 %x228, 1
+  %x230 = add i32 %x229, 1
+  %x231 = add i32 %x230, 1
+  %x232 = add i32 %x231, 1
+  %x233 = add i32 %x232, 1
+  %x234 = add i32 %x233, 1
+  %x235 = add i32 %x234, 1
+  %x236 = add i32 %x235, 1
+  %x237 = add i32 %x236, 1
+  %x238 = add i32 %x237, 1
+  %x239 = add i32 %x238, 1
+  %x240 = add i32 %x239, 1
+  %x241 = add i32 %x240, 1
+  %x242 = add i32 %x241, 1
+  %x243 = add i32 %x242, 1
+  %x244 = add i32 %x243, 1
+  %x245 = add i32 %x244, 1
+  %x246 = add i32 %x245, 1
+  %x247 = add i32 %x246, 1
+  %x248 = add i32 %x247, 1
+  %x249 = add i32 %x248, 1
+  %x250 = add i32 %x249, 1
+  %x251 = add i32 %x250, 1
+  %x252 = add i32 %x251, 1
+  %x253 = add i32 %x252, 1
+  %x254 = add i32 %x253, 1
+  %x255 = add i32 %x254, 1
+  %x256 = add i32 %x255, 1
+  %x257 = add i32 %x256, 1
+  %x258 = add i32 %x257, 1
+  %x259 = add i32 %x258, 1
+  %x260 = add i32 %x259, 1
+  %x261 = add i32 %x260, 1
+  %x262 = add i32 %x261, 1
+  %x263 = add i32 %x262, 1
+  %x264 = add i32 %x263, 1
+  %x265 = add i32 %x264, 1
+  %x266 = add i32 %x265, 1
+  %x267 = add i32 %x266, 1
+  %x268 = add i32 %x267, 1
+  %x269 = add i32 %x268, 1
+  %x270 = add i32 %x269, 1
+  %x271 = add i32 %x270, 1
+  %x272 = add i32 %x271, 1
+  %x273 = add i32 %x272, 1
+  %x274 = add i32 %x273, 1
+  %x275 = add i32 %x274, 1
+  %x276 = add i32 %x275, 1
+  %x277 = add i32 %x276, 1
+  %x278 = add i32 %x277, 1
+  %x279 = add i32 %x278, 1
+  %x280 = add i32 %x279, 1
+  %x281 = add i32 %x280, 1
+  %x282 = add i32 %x281, 1
+  %x283 = add i32 %x282, 1
+  %x284 = add i32 %x283, 1
+  %x285 = add i32 %x284, 1
+  %x286 = add i32 %x285, 1
+  %x287 = add i32 %x286, 1
+  %x288 = add i32 %x287, 1
+  %x289 = add i32 %x288, 1
+  %x290 = add i32 %x289, 1
+  %x291 = add i32 %x290, 1
+  %x292 = add i32 %x291, 1
+  %x293 = add i32 %x292, 1
+  %x294 = add i32 %x293, 1
+  %x295 = add i32 %x294, 1
+  %x296 = add i32 %x295, 1
+  %x297 = add i32 %x296, 1
+  %x298 = add i32 %x297, 1
+  %x299 = add i32 %x298, 1
+  %x300 = add i32 %x299, 1
+  %i300 = zext i32 %x300 to i64
+  %pa = getelementptr inbounds float, ptr addrspace(1) %a, i64 %i300
+  %va = load float, ptr addrspace(1) %pa, align 4
+  %i100 = zext i32 %x100 to i64
+  %pb = getelementptr inbounds float, ptr addrspace(1) %b, i64 %i100
+  %vb = load float, ptr addrspace(1) %pb, align 4
+  %s = fadd float %va, %vb
+  %t = zext i32 %x0 to i64
+  %po = getelementptr inbounds float, ptr addrspace(1) %out, i64 %t
+  store float %s, ptr addrspace(1) %po, align 4
+  ret void
+}
+
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+
+attributes #0 = { "target-cpu"="sm_90" "target-features"="+ptx85" }
