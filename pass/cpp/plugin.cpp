@@ -5,9 +5,12 @@
 
 #include "llvm-c/Types.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
+#include "llvm/IR/BasicBlock.h"
+#include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Instruction.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -81,11 +84,16 @@ extern "C" void gpucc_register_callbacks(void *builder) {
       });
 }
 
-extern "C" void gpucc_emit_remark(LLVMValueRef inst, const char *name, const char *message, int missed) {
-  auto *I = llvm::unwrap<llvm::Instruction>(inst);
-  llvm::OptimizationRemarkEmitter ORE(I->getFunction());
+// A remark about a load, emitted after the lowering (which may have erased
+// the load): `loc` is the load's DILocation as it was before (null: none),
+// `block` the block it was in.
+extern "C" void gpucc_emit_remark(LLVMMetadataRef loc, LLVMBasicBlockRef block, const char *name,
+                                  const char *message, int missed) {
+  auto *BB = llvm::unwrap(block);
+  llvm::DiagnosticLocation Where(llvm::DebugLoc(llvm::cast_or_null<llvm::DILocation>(llvm::unwrap(loc))));
+  llvm::OptimizationRemarkEmitter ORE(BB->getParent());
   if (missed)
-    ORE.emit(llvm::OptimizationRemarkMissed("gpucc-cache", name, I) << message);
+    ORE.emit(llvm::OptimizationRemarkMissed("gpucc-cache", name, Where, BB) << message);
   else
-    ORE.emit(llvm::OptimizationRemark("gpucc-cache", name, I) << message);
+    ORE.emit(llvm::OptimizationRemark("gpucc-cache", name, Where, BB) << message);
 }

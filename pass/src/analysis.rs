@@ -9,9 +9,7 @@
 
 use std::collections::HashMap;
 
-use crate::address::{
-    render, render_cond, uniform_unknowns, Context, Expr, Folder, Known, Sreg, E,
-};
+use crate::address::{render, uniform_unknowns, Context, Expr, Folder, Known, Sreg, E};
 use crate::evaluate::{block_accesses, sample_blocks, Env, Shift};
 use crate::generation::{Arch, AsmOp, CacheOp};
 use crate::global_loads::{is_read_only, reads_constant_table, Read, Skip};
@@ -279,6 +277,7 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
         model: model.name().into(),
         policy: opts.policy.name().into(),
         l1_bytes,
+        source: module.main_source_file(),
         kernels: Vec::new(),
         warnings: Vec::new(),
     };
@@ -448,7 +447,14 @@ impl Walk<'_> {
     fn add_load(&mut self, read: &Read, key: u32, out: &mut UnitResult) {
         let set = self.set;
         let load = read.inst;
-        let (line, column) = load.debug_line_col();
+        let location = load.source_location();
+        let (line, column) = location
+            .as_ref()
+            .map_or((0, 0), |l| (l.at.line, l.at.column));
+        let file = location.as_ref().and_then(|l| l.at.file.clone());
+        let inlined_at: Vec<crate::report::Position> = location
+            .map(|l| l.inlined_at.into_iter().map(Into::into).collect())
+            .unwrap_or_default();
         let skip = read.classify(&set.kernel_fns, set.opts.whole_program).err();
         let skip = skip.or_else(|| read.bytes.is_none().then_some(Skip::Unsized));
         if let Some(why) = skip {
@@ -457,6 +463,11 @@ impl Walk<'_> {
             out.report.skipped.push(SkippedLoad {
                 line,
                 column,
+                file,
+                inlined_at,
+                // Numbered once the function is done (`Report::number_sites`).
+                site: 0,
+                copies: 1,
                 why: why.to_string(),
                 key: Some(key),
                 ptx_loads: None,
@@ -474,18 +485,15 @@ impl Walk<'_> {
         let op = operator_for(verdict.decision, set.arch, set.ptx, read_only);
         let guard_text = guards
             .iter()
-            .map(|g| {
-                let c = render_cond(&g.cond, &self.known);
-                if g.expect {
-                    c
-                } else {
-                    format!("!({c})")
-                }
-            })
+            .map(|g| crate::spelling::guard(&g.cond, g.expect, &self.known))
             .collect();
         out.report.loads.push(LoadReport {
             line,
             column,
+            file,
+            inlined_at,
+            site: 0,
+            copies: 1,
             ty: if read.is_copy {
                 format!("copy of {bytes} B")
             } else {

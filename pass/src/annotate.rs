@@ -60,14 +60,7 @@ pub fn annotate(module: Module, analysis: &Analysis) -> bool {
                 ("operator", m.md_string(&l.operator)),
                 ("traffic_on", m.md_i64(l.traffic_on_bytes as i64)),
                 ("traffic_off", m.md_i64(l.traffic_off_bytes as i64)),
-                (
-                    "locality",
-                    m.md_string(&if l.analyzable {
-                        l.locality.join("+")
-                    } else {
-                        "unknown".into()
-                    }),
-                ),
+                ("locality", m.md_string(&l.locality_text())),
                 ("pattern", m.md_string(&l.pattern)),
             ],
         ));

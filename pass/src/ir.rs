@@ -38,6 +38,76 @@ pub struct Type(LLVMTypeRef);
 /// The module's data layout, for type sizes and struct field offsets.
 pub struct DataLayout(LLVMTargetDataRef);
 
+/// A position in the source, as a debug location names it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SourcePosition {
+    /// The path of the location's scope's file: its directory and name as
+    /// the debug info gives them (`None` when the scope has no file).
+    pub file: Option<String>,
+    /// 0 when the debug info attributes the instruction to no line (LLVM
+    /// writes line 0 when it merges instructions from different lines).
+    pub line: u32,
+    pub column: u32,
+}
+
+/// Where an instruction comes from: its own position and the call sites it
+/// was inlined through, innermost first (the last is in the function that
+/// holds the instruction).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SourceLocation {
+    pub at: SourcePosition,
+    pub inlined_at: Vec<SourcePosition>,
+}
+
+/// The path of a debug scope's file (`DIScope::getFile`): its name joined
+/// to its directory, or, when it names none, to `unit_dir` (the compile
+/// unit's directory, which DWARF takes for such files); absolute names as
+/// they are. `None` when the scope has no file.
+fn scope_file(scope: LLVMMetadataRef, unit_dir: Option<&str>) -> Option<String> {
+    if scope.is_null() {
+        return None;
+    }
+    // SAFETY: `scope` is a DIScope; the file's strings are owned by the context.
+    let (name, dir) = unsafe {
+        let file = LLVMDIScopeGetFile(scope);
+        if file.is_null() {
+            return None;
+        }
+        let (mut n, mut d) = (0u32, 0u32);
+        let name = LLVMDIFileGetFilename(file, &mut n);
+        let dir = LLVMDIFileGetDirectory(file, &mut d);
+        (to_string(name, n as usize), to_string(dir, d as usize))
+    };
+    if name.is_empty() {
+        return None;
+    }
+    let dir = Some(dir.as_str()).filter(|d| !d.is_empty()).or(unit_dir);
+    match dir {
+        // `components` drops the `.` of `./helpers.cuh`.
+        Some(d) if !std::path::Path::new(&name).is_absolute() => Some(
+            std::path::Path::new(d)
+                .join(&name)
+                .components()
+                .collect::<std::path::PathBuf>()
+                .to_string_lossy()
+                .into_owned(),
+        ),
+        _ => Some(name),
+    }
+}
+
+/// Line, column and file of a DILocation.
+fn position(loc: LLVMMetadataRef, unit_dir: Option<&str>) -> SourcePosition {
+    // SAFETY: `loc` is a non-null DILocation.
+    unsafe {
+        SourcePosition {
+            file: scope_file(LLVMDILocationGetScope(loc), unit_dir),
+            line: LLVMDILocationGetLine(loc),
+            column: LLVMDILocationGetColumn(loc),
+        }
+    }
+}
+
 /// A `switch`: its condition, default destination and (case value, destination) pairs.
 pub type Switch = (Value, Block, Vec<(Value, Block)>);
 
@@ -117,6 +187,43 @@ impl Module {
             }
             ops.into_iter().map(Value).collect()
         }
+    }
+
+    /// The module's first compile unit (`!llvm.dbg.cu`), if it has debug info.
+    fn compile_unit(self) -> Option<LLVMMetadataRef> {
+        self.named_metadata("llvm.dbg.cu")
+            .into_iter()
+            .find_map(|unit| {
+                // SAFETY: the operands of `!llvm.dbg.cu` are metadata wrapped as
+                // values; unwrapping gives the node, checked to be a unit.
+                let md = unsafe { LLVMValueAsMetadata(unit.0) };
+                // SAFETY: `md` is a metadata node of this module's context.
+                let kind = unsafe { LLVMGetMetadataKind(md) };
+                matches!(kind, LLVMMetadataKind::LLVMDICompileUnitMetadataKind).then_some(md)
+            })
+    }
+
+    /// The compile unit's directory (the compilation directory), which
+    /// files named without one are relative to.
+    fn compile_dir(self) -> Option<String> {
+        let unit = self.compile_unit()?;
+        // SAFETY: a compile unit is a DIScope with a file.
+        unsafe {
+            let file = LLVMDIScopeGetFile(unit);
+            if file.is_null() {
+                return None;
+            }
+            let mut len = 0u32;
+            let dir = LLVMDIFileGetDirectory(file, &mut len);
+            Some(to_string(dir, len as usize)).filter(|d| !d.is_empty())
+        }
+    }
+
+    /// The path of the module's main source file, from its debug info (the
+    /// first compile unit's file, joined to its directory). `None` without
+    /// debug info.
+    pub fn main_source_file(self) -> Option<String> {
+        scope_file(self.compile_unit()?, None)
     }
 
     pub fn add_named_metadata(self, name: &str, node: Metadata) {
@@ -671,6 +778,42 @@ impl Value {
         }
     }
 
+    /// Where the instruction comes from, by its debug location: file (the
+    /// path the debug info gives), line and column, and the call sites it
+    /// was inlined through. `None` when it has no debug location.
+    pub fn source_location(self) -> Option<SourceLocation> {
+        // SAFETY: only called on instructions; the location's metadata
+        // belongs to the context and outlives this call.
+        let loc = unsafe { LLVMInstructionGetDebugLoc(self.0) };
+        if loc.is_null() {
+            return None;
+        }
+        // SAFETY: an instruction's function belongs to a module.
+        let module = Module(unsafe { LLVMGetGlobalParent(self.parent_function().0) });
+        let unit_dir = module.compile_dir();
+        let unit_dir = unit_dir.as_deref();
+        let mut inlined_at = Vec::new();
+        // SAFETY: `loc` and every inlined-at link are DILocations.
+        let mut site = unsafe { LLVMDILocationGetInlinedAt(loc) };
+        while !site.is_null() {
+            inlined_at.push(position(site, unit_dir));
+            // SAFETY: as above.
+            site = unsafe { LLVMDILocationGetInlinedAt(site) };
+        }
+        Some(SourceLocation {
+            at: position(loc, unit_dir),
+            inlined_at,
+        })
+    }
+
+    /// The instruction's debug location as LLVM holds it (null when it has
+    /// none), for emitting a remark about it after the instruction is gone;
+    /// locations are owned by the context, not the instruction.
+    pub fn debug_loc_raw(self) -> LLVMMetadataRef {
+        // SAFETY: only called on instructions.
+        unsafe { LLVMInstructionGetDebugLoc(self.0) }
+    }
+
     /// The function's debug subprogram (null when it has none).
     pub fn subprogram(self) -> LLVMMetadataRef {
         // SAFETY: only called on functions.
@@ -783,6 +926,10 @@ impl Value {
 }
 
 impl Block {
+    pub fn raw(self) -> LLVMBasicBlockRef {
+        self.0
+    }
+
     pub fn function(self) -> Value {
         // SAFETY: valid block.
         unsafe { Value(LLVMGetBasicBlockParent(self.0)) }

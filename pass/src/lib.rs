@@ -29,6 +29,7 @@ pub mod plugin;
 pub mod policy;
 pub mod ptx;
 pub mod report;
+pub mod spelling;
 pub mod traffic;
 
 pub use error::Error;
@@ -96,17 +97,20 @@ pub fn run(module: ir::Module, mode: Mode, opts: &Options) -> Result<Outcome, Er
         }
     }
     let mut analysis = analysis::analyze(module, opts);
+    analysis.report.number_sites();
+    // Where each decided load is, for its remark: the keys move the loads'
+    // locations and the lowering erases the loads it rewrites.
+    let remark_sites = if transform {
+        plugin::remark_sites(&analysis)
+    } else {
+        Vec::new()
+    };
     if keys {
-        // Remarks first, while the loads still carry their source locations.
-        if transform {
-            plugin::emit_remarks(&analysis);
-        }
         // Every load stays as it is; only debug locations move.
         lower::write_keys(module, &analysis.keyed);
         changed = true;
     } else if transform {
         changed |= annotate::annotate(module, &analysis);
-        plugin::emit_remarks(&analysis);
     }
     if mode == Mode::Full && transform && !keys {
         let plan: Vec<_> = analysis
@@ -117,13 +121,21 @@ pub fn run(module: ir::Module, mode: Mode, opts: &Options) -> Result<Outcome, Er
         let outcomes = lower::lower(module, &plan);
         for d in &analysis.decided {
             let entry = &mut analysis.report.kernels[d.kernel].loads[d.entry];
-            match outcomes.get(&d.load) {
-                Some(Ok(())) => entry.lowered = true,
-                Some(Err(why)) => entry.notes.push(format!("left as a plain load: {why}")),
-                None => {}
+            match (outcomes.get(&d.load), d.op) {
+                (Some(Ok(())), _) => entry.lowered = true,
+                (Some(Err(why)), Some(op)) => {
+                    // The PTX gets the backend's plain load: say so.
+                    entry.operator = if op.nc { "ld.global.nc" } else { "ld.global" }.into();
+                    entry.notes.push(format!("{}: {why}", plugin::LEFT_PLAIN));
+                }
+                _ => {}
             }
         }
         changed |= !outcomes.is_empty();
+    }
+    // Remarks last, so that they say what the code now does.
+    if transform {
+        plugin::emit_remarks(&analysis, &remark_sites);
     }
     if opts.strip_debug {
         module.strip_debug_info();

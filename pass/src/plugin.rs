@@ -10,10 +10,12 @@
 //!
 //! The module handed to Rust belongs to LLVM: it is borrowed, never dropped.
 
-use std::ffi::{c_char, c_int, c_void, CString};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
 
 use crate::analysis::Analysis;
+use crate::generation::AsmOp;
 use crate::options::{Options, ENV_OPTIONS};
+use crate::report::LoadReport;
 use crate::{is_nvptx, run, Mode};
 
 /// `llvm::PassPluginLibraryInfo`, C layout (LLVM_PLUGIN_API_VERSION 1).
@@ -28,7 +30,8 @@ pub struct PassPluginLibraryInfo {
 extern "C" {
     fn gpucc_register_callbacks(pass_builder: *mut c_void);
     fn gpucc_emit_remark(
-        inst: llvm_sys::prelude::LLVMValueRef,
+        location: llvm_sys::prelude::LLVMMetadataRef,
+        block: llvm_sys::prelude::LLVMBasicBlockRef,
         name: *const c_char,
         message: *const c_char,
         missed: c_int,
@@ -191,38 +194,99 @@ pub unsafe extern "C" fn gpucc_free_string(s: *mut c_char) {
     }
 }
 
+/// Where a decided load was, for its remark: its debug location and block,
+/// taken before the lowering erases the load or the keys move its location.
+#[derive(Clone, Copy, Debug)]
+pub struct RemarkSite {
+    location: llvm_sys::prelude::LLVMMetadataRef,
+    block: crate::ir::Block,
+}
+
+/// The remark sites of the analysis' decided loads, in `decided` order.
+pub fn remark_sites(analysis: &Analysis) -> Vec<RemarkSite> {
+    analysis
+        .decided
+        .iter()
+        .map(|d| RemarkSite {
+            location: d.load.debug_loc_raw(),
+            block: d.load.parent_block(),
+        })
+        .collect()
+}
+
+/// A decided load's remark: its name, its text and whether it is a missed
+/// one. The text states the operator the PTX gets (the report's `operator`,
+/// after the lowering) and the locality as the report and the metadata spell
+/// it. A load the lowering had to leave plain is a missed remark that says
+/// which operator it keeps instead of the decided one, and why.
+pub fn remark(l: &LoadReport, decided_op: Option<AsmOp>) -> (&'static CStr, String, bool) {
+    let facts = format!(
+        "pattern {}, locality {}, traffic on {} B / off {} B",
+        l.pattern,
+        l.locality_text(),
+        l.traffic_on_bytes,
+        l.traffic_off_bytes
+    );
+    let wanted = decided_op.map(|op| op.spelling());
+    match wanted.filter(|w| *w != l.operator) {
+        Some(wanted) => {
+            let why = l
+                .notes
+                .iter()
+                .rev()
+                .find(|n| n.starts_with(LEFT_PLAIN))
+                .map_or("the lowering left it plain", String::as_str);
+            (
+                c"NotLowered",
+                format!(
+                    "load stays {}, not {wanted} as decided ({}: {}); {why}; {facts}",
+                    l.operator, l.decision, l.reason
+                ),
+                true,
+            )
+        }
+        None if l.decision == "cache" => (
+            c"CacheLoad",
+            format!(
+                "load is cached in L1 ({}): {}; {facts}",
+                l.operator, l.reason
+            ),
+            false,
+        ),
+        None => (
+            c"BypassL1",
+            format!("load bypasses L1 ({}): {}; {facts}", l.operator, l.reason),
+            false,
+        ),
+    }
+}
+
+/// The note the lowering leaves on a load it could not rewrite.
+pub const LEFT_PLAIN: &str = "left as a plain load";
+
 /// One optimization remark per decided load (pass name `gpucc-cache`), shown
-/// by `-Rpass=gpucc-cache` and saved by `-fsave-optimization-record`. A no-op
-/// unless the context has remarks enabled.
-pub fn emit_remarks(analysis: &Analysis) {
-    for d in &analysis.decided {
+/// by `-Rpass=gpucc-cache` (`-Rpass-missed=gpucc-cache` for loads the
+/// lowering left plain) and saved by `-fsave-optimization-record`. Called
+/// after the lowering (or the keys), so that each remark says what the PTX
+/// gets; `sites` are from `remark_sites`, taken before. A no-op unless the
+/// context has remarks enabled.
+pub fn emit_remarks(analysis: &Analysis, sites: &[RemarkSite]) {
+    for (d, site) in analysis.decided.iter().zip(sites) {
         let l = &analysis.report.kernels[d.kernel].loads[d.entry];
-        let verb = if l.decision == "cache" {
-            "is cached in L1"
-        } else {
-            "bypasses L1"
-        };
-        let locality = if l.analyzable {
-            if l.locality.is_empty() {
-                "none".to_string()
-            } else {
-                l.locality.join("+")
-            }
-        } else {
-            "unknown".to_string()
-        };
-        let msg = format!(
-            "load {verb} ({}): {}; pattern {}, locality {locality}, traffic on {} B / off {} B",
-            l.operator, l.reason, l.pattern, l.traffic_on_bytes, l.traffic_off_bytes
-        );
-        let name = if l.decision == "cache" {
-            c"CacheLoad"
-        } else {
-            c"BypassL1"
-        };
+        let (name, msg, missed) = remark(l, d.op);
         let msg = CString::new(msg.replace('\0', "")).unwrap_or_default();
-        // SAFETY: the load is a live instruction of a live module.
-        unsafe { gpucc_emit_remark(d.load.raw(), name.as_ptr(), msg.as_ptr(), 0) };
+        // SAFETY: the block is a live block of a live module (the lowering
+        // replaces instructions, never blocks); the location is context-owned
+        // metadata or null.
+        unsafe {
+            gpucc_emit_remark(
+                site.location,
+                site.block.raw(),
+                name.as_ptr(),
+                msg.as_ptr(),
+                c_int::from(missed),
+            )
+        };
     }
 }
 

@@ -2,6 +2,7 @@
 //! evidence. Rendered as a text table (one per kernel) or JSON; the same data
 //! goes into `!gpucc.cache` metadata and optimization remarks.
 
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
@@ -12,6 +13,12 @@ pub struct Report {
     pub model: String,
     pub policy: String,
     pub l1_bytes: u64,
+    /// The main input, from the debug info (the compile unit's file,
+    /// spelled as the loads' `file`): the text report writes the file of a
+    /// load only when it is another one (a header). `None` without debug
+    /// info.
+    #[serde(default)]
+    pub source: Option<String>,
     pub kernels: Vec<KernelReport>,
     pub warnings: Vec<String>,
 }
@@ -50,6 +57,27 @@ pub struct PtxCount {
 pub struct LoadReport {
     pub line: u32,
     pub column: u32,
+    /// The file of its debug location's scope: its directory and name as
+    /// the debug info gives them, joined (`None`: no debug location). `line`
+    /// 0 with a file: the debug info gives no line (LLVM merged instructions
+    /// from several lines).
+    #[serde(default)]
+    pub file: Option<String>,
+    /// The call sites it was inlined through, innermost first; the last is
+    /// in the function this entry belongs to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inlined_at: Vec<Position>,
+    /// Its source site in this function: entries (in `loads` and `skipped`)
+    /// with the same file, line, column and inlining chain share it, as the
+    /// unroller's copies of one source load or the fields of one struct or
+    /// vector read do. Numbered from 0 in order of first appearance; an
+    /// entry without a line has a site of its own.
+    #[serde(default)]
+    pub site: u32,
+    /// How many entries of this function (in `loads` and `skipped`) share
+    /// its site, itself included.
+    #[serde(default = "one")]
+    pub copies: u32,
     #[serde(rename = "type")]
     pub ty: String,
     pub bytes: u64,
@@ -78,6 +106,27 @@ pub struct LoadReport {
 pub struct SkippedLoad {
     pub line: u32,
     pub column: u32,
+    /// The file of its debug location's scope: its directory and name as
+    /// the debug info gives them, joined (`None`: no debug location). `line`
+    /// 0 with a file: the debug info gives no line (LLVM merged instructions
+    /// from several lines).
+    #[serde(default)]
+    pub file: Option<String>,
+    /// The call sites it was inlined through, innermost first; the last is
+    /// in the function this entry belongs to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inlined_at: Vec<Position>,
+    /// Its source site in this function: entries (in `loads` and `skipped`)
+    /// with the same file, line, column and inlining chain share it, as the
+    /// unroller's copies of one source load or the fields of one struct or
+    /// vector read do. Numbered from 0 in order of first appearance; an
+    /// entry without a line has a site of its own.
+    #[serde(default)]
+    pub site: u32,
+    /// How many entries of this function (in `loads` and `skipped`) share
+    /// its site, itself included.
+    #[serde(default = "one")]
+    pub copies: u32,
     pub why: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<u32>,
@@ -86,17 +135,325 @@ pub struct SkippedLoad {
     pub ptx_loads: Option<u32>,
 }
 
-fn loc(line: u32, column: u32) -> String {
-    if line == 0 {
-        "-".into()
+/// A position in the source, as the debug info names it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq, Hash)]
+pub struct Position {
+    pub file: Option<String>,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl From<crate::ir::SourcePosition> for Position {
+    fn from(p: crate::ir::SourcePosition) -> Position {
+        Position {
+            file: p.file,
+            line: p.line,
+            column: p.column,
+        }
+    }
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// Where an entry is: (file, line, column, inlining chain).
+type SiteKey<'a> = (Option<&'a str>, u32, u32, &'a [Position]);
+
+/// Where a load or a left-alone load comes from, for grouping and printing.
+trait Located {
+    fn key(&self) -> SiteKey<'_>;
+    fn site(&self) -> u32;
+    fn set_site(&mut self, site: u32, copies: u32);
+}
+
+macro_rules! located {
+    ($t:ty) => {
+        impl Located for $t {
+            fn key(&self) -> SiteKey<'_> {
+                (
+                    self.file.as_deref(),
+                    self.line,
+                    self.column,
+                    &self.inlined_at,
+                )
+            }
+            fn site(&self) -> u32 {
+                self.site
+            }
+            fn set_site(&mut self, site: u32, copies: u32) {
+                self.site = site;
+                self.copies = copies;
+            }
+        }
+    };
+}
+located!(LoadReport);
+located!(SkippedLoad);
+
+impl LoadReport {
+    /// Its locality as the metadata, the report and the remarks spell it.
+    pub fn locality_text(&self) -> String {
+        crate::spelling::locality(self.analyzable, &self.locality)
+    }
+}
+
+impl KernelReport {
+    /// Numbers the source sites of the function's entries (`site`,
+    /// `copies`): entries with the same file, line, column and inlining
+    /// chain share one; an entry without a line has one of its own.
+    pub fn number_sites(&mut self) {
+        let mut sites: HashMap<(Option<String>, u32, u32, Vec<Position>), u32> = HashMap::new();
+        let mut assigned: Vec<u32> = Vec::new();
+        let mut next = 0u32;
+        let keys = self
+            .loads
+            .iter()
+            .map(Located::key)
+            .chain(self.skipped.iter().map(Located::key));
+        for (file, line, column, inlined) in keys {
+            let site = if line == 0 {
+                next += 1;
+                next - 1
+            } else {
+                let key = (file.map(String::from), line, column, inlined.to_vec());
+                *sites.entry(key).or_insert_with(|| {
+                    next += 1;
+                    next - 1
+                })
+            };
+            assigned.push(site);
+        }
+        let mut copies: HashMap<u32, u32> = HashMap::new();
+        for s in &assigned {
+            *copies.entry(*s).or_default() += 1;
+        }
+        let entries = self
+            .loads
+            .iter_mut()
+            .map(|l| l as &mut dyn Located)
+            .chain(self.skipped.iter_mut().map(|l| l as &mut dyn Located));
+        for (e, s) in entries.zip(assigned) {
+            e.set_site(s, copies[&s]);
+        }
+    }
+}
+
+/// How the text report writes a position: `line:column` in the main input,
+/// `file:line:column` elsewhere (a header), `<no line>` when the debug info
+/// gives none, `<no location>` without debug location.
+fn place(file: Option<&str>, line: u32, column: u32, main: Option<&str>) -> String {
+    let other = file.filter(|f| Some(*f) != main);
+    let at = match (line, column) {
+        (0, _) if file.is_none() => return "<no location>".into(),
+        (0, _) => "<no line>".to_string(),
+        (_, 0) => line.to_string(),
+        _ => format!("{line}:{column}"),
+    };
+    match other {
+        Some(f) => format!("{}:{at}", short_file(f, main)),
+        None => at,
+    }
+}
+
+/// A file other than the main input as the text report names it: relative
+/// paths as the debug info gives them (as the user wrote the `#include`),
+/// absolute ones relative to the main input's directory when under it,
+/// else by their file name only (toolkit and compiler headers: the JSON
+/// report has the whole path).
+fn short_file<'a>(file: &'a str, main: Option<&str>) -> &'a str {
+    let path = std::path::Path::new(file);
+    if !path.is_absolute() {
+        return file;
+    }
+    let dir = main
+        .map(std::path::Path::new)
+        .filter(|m| m.is_absolute())
+        .and_then(std::path::Path::parent);
+    if let Some(rest) = dir.and_then(|d| path.strip_prefix(d).ok()) {
+        return rest.to_str().unwrap_or(file);
+    }
+    path.file_name().and_then(|n| n.to_str()).unwrap_or(file)
+}
+
+/// The inlining chain as the text report writes it, innermost call site first.
+fn chain(inlined: &[Position], main: Option<&str>) -> String {
+    inlined
+        .iter()
+        .map(|p| place(p.file.as_deref(), p.line, p.column, main))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A pattern split into the rest and its constant term (`a + 4*tid.x + 8`
+/// → (`a + 4*tid.x`, 8); no constant term: 0). The unroller's copies of one
+/// source load differ only there.
+fn split_offset(pattern: &str) -> (&str, i64) {
+    for (sep, sign) in [(" + ", 1), (" - ", -1)] {
+        if let Some(i) = pattern.rfind(sep) {
+            let tail = &pattern[i + sep.len()..];
+            if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) {
+                if let Ok(n) = tail.parse::<i64>() {
+                    return (&pattern[..i], sign * n);
+                }
+            }
+        }
+    }
+    (pattern, 0)
+}
+
+/// One pattern for copies whose patterns share everything but the
+/// constant term: `w + {0, 4, ..., 24}`.
+fn family_pattern(patterns: &[&str]) -> String {
+    if patterns.iter().all(|p| *p == patterns[0]) {
+        return patterns[0].to_string();
+    }
+    let base = split_offset(patterns[0]).0;
+    let mut offsets: Vec<i64> = patterns.iter().map(|p| split_offset(p).1).collect();
+    offsets.sort_unstable();
+    offsets.dedup();
+    if offsets.len() < 2 {
+        return patterns[0].to_string();
+    }
+    let step = offsets[1] - offsets[0];
+    let progression = offsets.windows(2).all(|w| w[1] - w[0] == step);
+    let set = if offsets.len() >= 5 && progression {
+        format!(
+            "{}, {}, ..., {}",
+            offsets[0],
+            offsets[1],
+            offsets[offsets.len() - 1]
+        )
     } else {
-        format!("{line}:{column}")
+        offsets
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!("{base} + {{{set}}}")
+}
+
+/// `n`, or `lo-hi` when the copies differ.
+fn span(values: impl Iterator<Item = u64> + Clone) -> String {
+    let lo = values.clone().min().unwrap_or(0);
+    let hi = values.max().unwrap_or(0);
+    if lo == hi {
+        lo.to_string()
+    } else {
+        format!("{lo}-{hi}")
+    }
+}
+
+/// Most distinct reasons (or notes) a row of copies prints.
+const MAX_DISTINCT: usize = 3;
+
+/// The distinct texts of a row's copies, in first-seen order, as `label:`
+/// lines; past `MAX_DISTINCT`, one line says how many more the JSON report
+/// has.
+fn distinct<'a>(label: &str, items: impl Iterator<Item = &'a String>) -> Vec<String> {
+    let mut seen: HashSet<&String> = HashSet::new();
+    let all: Vec<&String> = items.filter(|i| seen.insert(*i)).collect();
+    let mut out: Vec<String> = all
+        .iter()
+        .take(MAX_DISTINCT)
+        .map(|t| format!("{label}: {t}"))
+        .collect();
+    if all.len() > MAX_DISTINCT {
+        out.push(format!(
+            "{label}: ... and {} more across the copies (the JSON report has each)",
+            all.len() - MAX_DISTINCT
+        ));
+    }
+    out
+}
+
+/// Groups entries into rows: those of one site whose `class` agrees share
+/// a row, placed where the first of them is.
+fn rows<T: Located>(entries: &[T], class: impl Fn(&T) -> String) -> Vec<Vec<&T>> {
+    let mut out: Vec<Vec<&T>> = Vec::new();
+    let mut index: HashMap<(u32, String), usize> = HashMap::new();
+    for e in entries {
+        let key = (e.site(), class(e));
+        match index.get(&key) {
+            Some(&i) => out[i].push(e),
+            None => {
+                index.insert(key, out.len());
+                out.push(vec![e]);
+            }
+        }
+    }
+    out
+}
+
+/// How many entries of the rows' list each site has.
+fn per_site<T: Located>(rows: &[Vec<&T>]) -> HashMap<u32, usize> {
+    let mut out = HashMap::new();
+    for r in rows {
+        *out.entry(r[0].site()).or_default() += r.len();
+    }
+    out
+}
+
+impl KernelReport {
+    /// The sites whose file, line and column another site of the function
+    /// shares (the same source line inlined from two call sites): their
+    /// rows say where they were inlined.
+    fn ambiguous_sites(&self) -> HashSet<u32> {
+        let mut by_place: HashMap<(Option<&str>, u32, u32), Vec<u32>> = HashMap::new();
+        let entries = self
+            .loads
+            .iter()
+            .map(|l| (l.key(), l.site))
+            .chain(self.skipped.iter().map(|l| (l.key(), l.site)));
+        for ((file, line, column, _), site) in entries {
+            let sites = by_place.entry((file, line, column)).or_default();
+            if !sites.contains(&site) {
+                sites.push(site);
+            }
+        }
+        by_place
+            .into_values()
+            .filter(|s| s.len() > 1)
+            .flatten()
+            .collect()
     }
 }
 
 impl Report {
+    /// Numbers every function's source sites (`KernelReport::number_sites`).
+    pub fn number_sites(&mut self) {
+        for k in &mut self.kernels {
+            k.number_sites();
+        }
+    }
+
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("report serializes") + "\n"
+    }
+
+    /// Where an entry is, as the text report writes it, with the number of
+    /// copies in its row (`x4`) when its site has several in the same list
+    /// (`same_list`: so that `x1` says another row has the rest), and the inlining
+    /// chain when the file is not the main input or the place alone is
+    /// ambiguous.
+    fn where_text<T: Located>(
+        &self,
+        e: &T,
+        n: usize,
+        same_list: usize,
+        ambiguous: &HashSet<u32>,
+    ) -> (String, Option<String>) {
+        let main = self.source.as_deref();
+        let (file, line, column, inlined) = e.key();
+        let mut at = place(file, line, column, main);
+        if same_list > 1 {
+            at.push_str(&format!(" x{n}"));
+        }
+        let foreign = file.is_some_and(|f| Some(f) != main);
+        let inl = (!inlined.is_empty() && (foreign || ambiguous.contains(&e.site())))
+            .then(|| chain(inlined, main));
+        (at, inl)
     }
 
     pub fn to_text(&self) -> String {
@@ -123,62 +480,139 @@ impl Report {
                     String::new()
                 }
             );
+            let ambiguous = k.ambiguous_sites();
             if k.loads.is_empty() {
                 let _ = writeln!(s, "  no global loads");
             } else {
-                let rows: Vec<[String; 7]> = k
-                    .loads
-                    .iter()
-                    .map(|l| {
-                        [
-                            loc(l.line, l.column),
-                            l.pattern.clone(),
-                            if l.locality.is_empty() {
-                                if l.analyzable { "none" } else { "unknown" }.to_string()
-                            } else {
-                                l.locality.join("+")
-                            },
-                            l.traffic_on_bytes.to_string(),
-                            l.traffic_off_bytes.to_string(),
-                            l.decision.clone(),
-                            l.operator.clone(),
-                        ]
-                    })
-                    .collect();
-                let header = [
-                    "line", "pattern", "locality", "on B", "off B", "decision", "operator",
-                ];
-                let mut w = header.map(str::len);
-                for r in &rows {
-                    for (i, c) in r.iter().enumerate() {
-                        w[i] = w[i].max(c.chars().count());
-                    }
-                }
-                let line = |cells: &[String]| {
-                    let mut out = String::from(" ");
-                    for (i, c) in cells.iter().enumerate() {
-                        let pad = w[i] - c.chars().count();
-                        if i == 3 || i == 4 {
-                            out.push_str(&format!(" {}{}", " ".repeat(pad), c));
-                        } else {
-                            out.push_str(&format!(" {}{}", c, " ".repeat(pad)));
-                        }
-                    }
-                    out.trim_end().to_string()
-                };
-                let _ = writeln!(s, "{}", line(&header.map(String::from)));
-                for (r, l) in rows.iter().zip(&k.loads) {
-                    let _ = writeln!(s, "{}", line(r));
-                    let _ = writeln!(s, "      why: {}", l.reason);
-                    for n in &l.notes {
-                        let _ = writeln!(s, "      note: {n}");
-                    }
-                }
+                self.load_table(&mut s, k, &ambiguous);
             }
-            for sk in &k.skipped {
-                let _ = writeln!(s, "  left alone at {}: {}", loc(sk.line, sk.column), sk.why);
+            let skipped = rows(&k.skipped, |l| l.why.clone());
+            let per_site = per_site(&skipped);
+            for row in &skipped {
+                let (at, inl) =
+                    self.where_text(row[0], row.len(), per_site[&row[0].site], &ambiguous);
+                let inl = inl.map_or(String::new(), |c| format!(" (inlined at {c})"));
+                let _ = writeln!(s, "  left alone at {at}{inl}: {}", row[0].why);
             }
         }
         s
+    }
+
+    /// The table of one function's decided loads: one row per group of
+    /// copies of one source load that agree on pattern (up to the constant
+    /// term), locality, decision and operator.
+    fn load_table(&self, s: &mut String, k: &KernelReport, ambiguous: &HashSet<u32>) {
+        let groups = rows(&k.loads, |l| {
+            format!(
+                "{}\n{}\n{}\n{}",
+                split_offset(&l.pattern).0,
+                l.locality_text(),
+                l.decision,
+                l.operator
+            )
+        });
+        let mut cells: Vec<[String; 7]> = Vec::new();
+        let mut extra: Vec<Vec<String>> = Vec::new();
+        let per_site = per_site(&groups);
+        for g in &groups {
+            let first = g[0];
+            let (at, inl) = self.where_text(first, g.len(), per_site[&first.site], ambiguous);
+            let patterns: Vec<&str> = g.iter().map(|l| l.pattern.as_str()).collect();
+            cells.push([
+                at,
+                family_pattern(&patterns),
+                first.locality_text(),
+                span(g.iter().map(|l| l.traffic_on_bytes)),
+                span(g.iter().map(|l| l.traffic_off_bytes)),
+                first.decision.clone(),
+                first.operator.clone(),
+            ]);
+            let mut lines = distinct("why", g.iter().map(|l| &l.reason));
+            lines.extend(distinct("note", g.iter().flat_map(|l| &l.notes)));
+            if let Some(c) = inl {
+                lines.push(format!("inlined at {c}"));
+            }
+            extra.push(lines);
+        }
+        let header = [
+            "line", "pattern", "locality", "on B", "off B", "decision", "operator",
+        ];
+        let mut w = header.map(str::len);
+        for r in &cells {
+            for (i, c) in r.iter().enumerate() {
+                w[i] = w[i].max(c.chars().count());
+            }
+        }
+        let line = |cells: &[String]| {
+            let mut out = String::from(" ");
+            for (i, c) in cells.iter().enumerate() {
+                let pad = w[i] - c.chars().count();
+                if i == 3 || i == 4 {
+                    out.push_str(&format!(" {}{}", " ".repeat(pad), c));
+                } else {
+                    out.push_str(&format!(" {}{}", c, " ".repeat(pad)));
+                }
+            }
+            out.trim_end().to_string()
+        };
+        let _ = writeln!(s, "{}", line(&header.map(String::from)));
+        for (r, lines) in cells.iter().zip(&extra) {
+            let _ = writeln!(s, "{}", line(r));
+            for l in lines {
+                let _ = writeln!(s, "      {l}");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn places() {
+        let main = Some("/src/k.cu");
+        assert_eq!(place(Some("/src/k.cu"), 5, 7, main), "5:7");
+        assert_eq!(place(Some("/src/k.cu"), 5, 0, main), "5");
+        assert_eq!(place(Some("/src/k.cu"), 0, 0, main), "<no line>");
+        assert_eq!(place(None, 0, 0, main), "<no location>");
+        assert_eq!(place(Some("/src/inc/h.cuh"), 3, 10, main), "inc/h.cuh:3:10");
+        assert_eq!(
+            place(Some("/usr/lib/llvm-19/include/m.h"), 84, 10, main),
+            "m.h:84:10"
+        );
+        assert_eq!(place(Some("/usr/m.h"), 0, 0, main), "m.h:<no line>");
+        assert_eq!(place(Some("inc/h.cuh"), 3, 1, main), "inc/h.cuh:3:1");
+    }
+
+    #[test]
+    fn copies_differing_in_the_constant_term_share_a_pattern() {
+        assert_eq!(split_offset("a + 4*tid.x - 4"), ("a + 4*tid.x", -4));
+        assert_eq!(split_offset("w + 24"), ("w", 24));
+        assert_eq!(split_offset("w"), ("w", 0));
+        assert_eq!(split_offset("a + 4*(tid.x + 1)"), ("a + 4*(tid.x + 1)", 0));
+        assert_eq!(
+            split_offset("[a + 16*layer + 4]"),
+            ("[a + 16*layer + 4]", 0)
+        );
+        assert_eq!(family_pattern(&["w", "w", "w"]), "w");
+        assert_eq!(family_pattern(&["w", "w + 8", "w + 4"]), "w + {0, 4, 8}");
+        assert_eq!(
+            family_pattern(&["w + 8", "w", "w + 4", "w + 16", "w + 12"]),
+            "w + {0, 4, ..., 16}"
+        );
+        assert_eq!(
+            family_pattern(&["b - 4", "b + 4", "b + 8", "b + 32", "b"]),
+            "b + {-4, 0, 4, 8, 32}"
+        );
+    }
+
+    #[test]
+    fn many_distinct_reasons_are_capped() {
+        let r: Vec<String> = (0..5).map(|i| format!("r{i}")).collect();
+        let out = distinct("why", r.iter().chain(&r));
+        assert_eq!(out.len(), 4);
+        assert_eq!(out[0], "why: r0");
+        assert!(out[3].contains("2 more"), "{out:?}");
     }
 }

@@ -152,3 +152,14 @@ pub fn stable_ir(ir: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// ptxas' errors when it rejects `ptx` for `arch`; `None` when it assembles
+/// (for tests that collect every failure instead of stopping at the first).
+pub fn ptxas_rejects(ptx: &Path, arch: &str) -> Option<String> {
+    let out = run(Command::new(ptxas())
+        .arg(format!("-arch={arch}"))
+        .arg(ptx)
+        .arg("-o")
+        .arg("/dev/null"));
+    (!out.status.success()).then(|| text(&out).1)
+}

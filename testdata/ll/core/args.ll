@@ -47,7 +47,7 @@
 ; MISSING-NEXT: ],
 ;
 ; Fermi, stride = 2: 4 lines = 512 on, 512 off. Rule 1.
-; FERMI: - a + 8*tid.x within-warp 512 512 bypass ld.global.L1::no_allocate
+; FERMI: <no location> a + 8*tid.x within-warp 512 512 bypass ld.global.L1::no_allocate
 
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

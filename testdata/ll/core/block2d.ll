@@ -55,9 +55,9 @@
 ; Fermi: a 8 lines = 1024 on, 1024 off, rule 1; b one line = 128 on, 256
 ; off, rule 2; c 8 lines = 1024 on, 4096 off, rule 2.
 ; FERMI: kernel block2d (block 16x16x1, user)
-; FERMI: - a + 4*tid.x + 64*tid.y within-warp 1024 1024 bypass ld.global.L1::no_allocate
-; FERMI: - b + 4*tid.y within-warp+within-block 128 256 cache ld.global
-; FERMI: - c + 64*tid.x + 4*tid.y within-warp+within-block 1024 4096 cache ld.global
+; FERMI: <no location> a + 4*tid.x + 64*tid.y within-warp 1024 1024 bypass ld.global.L1::no_allocate
+; FERMI: <no location> b + 4*tid.y within-warp+within-block 128 256 cache ld.global
+; FERMI: <no location> c + 64*tid.x + 4*tid.y within-warp+within-block 1024 4096 cache ld.global
 
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

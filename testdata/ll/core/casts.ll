@@ -50,9 +50,9 @@
 ;
 ; Fermi: a 8 lines = 1024 on, 2048 off; b lines 0 and 7 = 256 on, 512 off;
 ; c line 0 = 128 on, 512 off. All rule 2, cache.
-; FERMI: - a + 4*tid.x within-warp+within-block 1024 2048 cache ld.global
-; FERMI: - b + 4*(tid.x >> 24) within-warp+within-block 256 512 cache ld.global
-; FERMI: - c + 4*(tid.x >> 24) within-warp+within-block 128 512 cache ld.global
+; FERMI: <no location> a + 4*tid.x within-warp+within-block 1024 2048 cache ld.global
+; FERMI: <no location> b + 4*(tid.x >> 24) within-warp+within-block 256 512 cache ld.global
+; FERMI: <no location> c + 4*(tid.x >> 24) within-warp+within-block 128 512 cache ld.global
 
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

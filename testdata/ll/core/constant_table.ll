@@ -31,10 +31,10 @@
 ; CHECK: "warnings"
 ;
 ; Fermi: one line = 128 on; 128 off; within-warp only (on = off).
-; FERMI: - @lut + 4*(tid.x & 15) within-warp 128 128 default ld.global.nc
+; FERMI: <no location> @lut + 4*(tid.x & 15) within-warp 128 128 default ld.global.nc
 ; FERMI-NEXT: why: read-only table in constant global memory, shared by all threads: kept on the cached read-only path
-; FERMI: left alone at -: constant memory
-; FERMI-NEXT: left alone at -: constant memory
+; FERMI: left alone at <no location>: constant memory
+; FERMI-NEXT: left alone at <no location>: constant memory
 
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

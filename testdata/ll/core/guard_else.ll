@@ -23,7 +23,7 @@
 ; 3 x 32 = 96 on; warp 1 touches segments 5..7: 96 off. Rule 1, bypass.
 ; CHECK: "pattern": "b + 4*tid.x",
 ; CHECK-NEXT: "guards": [
-; CHECK-NEXT: "!(tid.x < 40)"
+; CHECK-NEXT: "tid.x >= 40"
 ; CHECK-NEXT: ],
 ; CHECK-NEXT: "analyzable": true,
 ; CHECK-NEXT: "active_threads": 24,
@@ -39,9 +39,9 @@
 ; Fermi: a touches lines 0 and 1 = 256 on, 160 off: rule 3. b (bytes
 ; 160..255) touches line 1 only = 128 on, 96 off: rule 3.
 ; FERMI: kernel guard_else (block 64x1x1, user)
-; FERMI: - a + 4*tid.x within-warp 256 160 bypass ld.global.L1::no_allocate
+; FERMI: <no location> a + 4*tid.x within-warp 256 160 bypass ld.global.L1::no_allocate
 ; FERMI-NEXT: why: rule 3: on 256 B > off 160 B (scattered)
-; FERMI-NEXT: - b + 4*tid.x within-warp 128 96 bypass ld.global.L1::no_allocate
+; FERMI-NEXT: <no location> b + 4*tid.x within-warp 128 96 bypass ld.global.L1::no_allocate
 ; FERMI-NEXT: why: rule 3: on 128 B > off 96 B (scattered)
 
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"

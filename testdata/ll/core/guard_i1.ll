@@ -38,9 +38,9 @@
 ;
 ; Fermi: a touches line 0 = 128 on, 96 off: rule 3. b touches lines 0 and 1
 ; = 256 on, 128 off: rule 3.
-; FERMI: - a + 4*tid.x within-warp 128 96 bypass ld.global.L1::no_allocate
+; FERMI: <no location> a + 4*tid.x within-warp 128 96 bypass ld.global.L1::no_allocate
 ; FERMI-NEXT: why: rule 3: on 128 B > off 96 B (scattered)
-; FERMI-NEXT: - b + 4*tid.x within-warp 256 128 bypass ld.global.L1::no_allocate
+; FERMI-NEXT: <no location> b + 4*tid.x within-warp 256 128 bypass ld.global.L1::no_allocate
 ; FERMI-NEXT: why: rule 3: on 256 B > off 128 B (scattered)
 
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"

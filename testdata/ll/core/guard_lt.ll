@@ -60,7 +60,7 @@
 ; rule 3, bypass.
 ; FERMI: gpucc-cache: arch sm_90, model fermi, policy conservative, L1 16384 B per block
 ; FERMI: kernel guard_lt (block 64x1x1, user)
-; FERMI: - a + 4*tid.x + 256*ctaid.x within-warp 256 160 bypass ld.global.L1::no_allocate
+; FERMI: <no location> a + 4*tid.x + 256*ctaid.x within-warp 256 160 bypass ld.global.L1::no_allocate
 ; FERMI-NEXT: why: rule 3: on 256 B > off 160 B (scattered)
 
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"

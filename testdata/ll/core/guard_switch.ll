@@ -24,7 +24,7 @@
 ; would count: 512 on, 512 off.)
 ; CHECK: "pattern": "b + 4*tid.x",
 ; CHECK-NEXT: "guards": [
-; CHECK-NEXT: "((tid.x >> 5) == 1) || ((tid.x >> 5) == 2)"
+; CHECK-NEXT: "(tid.x >> 5) == 1 || (tid.x >> 5) == 2"
 ; CHECK-NEXT: ],
 ; CHECK-NEXT: "analyzable": true,
 ; CHECK-NEXT: "active_threads": 64,
@@ -38,7 +38,7 @@
 ; 128 on; 128 off. Rule 1.
 ; CHECK: "pattern": "c + 4*tid.x",
 ; CHECK-NEXT: "guards": [
-; CHECK-NEXT: "(((tid.x >> 5) != 0) && ((tid.x >> 5) != 1)) && ((tid.x >> 5) != 2)"
+; CHECK-NEXT: "(tid.x >> 5) != 0 && (tid.x >> 5) != 1 && (tid.x >> 5) != 2"
 ; CHECK-NEXT: ],
 ; CHECK-NEXT: "analyzable": true,
 ; CHECK-NEXT: "active_threads": 32,
@@ -51,9 +51,9 @@
 ;
 ; Fermi: a reads line 0, b lines 1 and 2, c line 3: 128, 256, 128 on; off as
 ; above. Rule 1 each.
-; FERMI: - a + 4*tid.x within-warp 128 128 bypass ld.global.L1::no_allocate
-; FERMI: - b + 4*tid.x within-warp 256 256 bypass ld.global.L1::no_allocate
-; FERMI: - c + 4*tid.x within-warp 128 128 bypass ld.global.L1::no_allocate
+; FERMI: <no location> a + 4*tid.x within-warp 128 128 bypass ld.global.L1::no_allocate
+; FERMI: <no location> b + 4*tid.x within-warp 256 256 bypass ld.global.L1::no_allocate
+; FERMI: <no location> c + 4*tid.x within-warp 128 128 bypass ld.global.L1::no_allocate
 
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

@@ -32,8 +32,8 @@
 ; CHECK-NEXT: "traffic_off_bytes": 1024,
 ;
 ; Fermi: 8 lines = 1024 on, 1024 off, rule 1, for both.
-; FERMI: - a + 4*tid.x within-warp 1024 1024 bypass ld.global.L1::no_allocate
-; FERMI: - step + 4*tid.x within-warp 1024 1024 bypass ld.global.L1::no_allocate
+; FERMI: <no location> a + 4*tid.x within-warp 1024 1024 bypass ld.global.L1::no_allocate
+; FERMI: <no location> step + 4*tid.x within-warp 1024 1024 bypass ld.global.L1::no_allocate
 
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

@@ -21,7 +21,7 @@
 ;
 ; Fermi: bytes 64..191 straddle lines 0 and 1, 256 on; 128 off: rule 3. (At
 ; s = 0 it would be line 0 alone, 128 on.)
-; FERMI: - a + 4*tid.x + 64 within-warp 256 128 bypass ld.global.L1::no_allocate
+; FERMI: <no location> a + 4*tid.x + 64 within-warp 256 128 bypass ld.global.L1::no_allocate
 ; FERMI-NEXT: why: rule 3: on 256 B > off 128 B (scattered)
 
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"

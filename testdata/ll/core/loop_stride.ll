@@ -56,8 +56,8 @@
 ; N40-NEXT: "traffic_off_bytes": 160,
 ;
 ; Fermi, n = 100: both read bytes 0..255 = lines 0, 1 = 256 on; 256 off.
-; FERMI: - a + 4*{tid.x,+,64}<for.body> within-warp 256 256 bypass ld.global.L1::no_allocate
-; FERMI: - b + 4*tid.x within-warp 256 256 bypass ld.global.L1::no_allocate
+; FERMI: <no location> a + 4*{tid.x,+,64}<for.body> within-warp 256 256 bypass ld.global.L1::no_allocate
+; FERMI: <no location> b + 4*tid.x within-warp 256 256 bypass ld.global.L1::no_allocate
 
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

@@ -40,10 +40,10 @@
 ; CHECK: "why": "copy of a runtime length",
 ;
 ; Fermi: 8 lines = 1024 on and off; 4 lines = 512 on and off. Rule 1.
-; FERMI: - src + 16*tid.x within-warp 1024 1024 bypass ld.global.L1::no_allocate
-; FERMI: - src2 + 8*tid.x within-warp 512 512 bypass ld.global.L1::no_allocate
-; FERMI: left alone at -: volatile
-; FERMI-NEXT: left alone at -: copy of a runtime length
+; FERMI: <no location> src + 16*tid.x within-warp 1024 1024 bypass ld.global.L1::no_allocate
+; FERMI: <no location> src2 + 8*tid.x within-warp 512 512 bypass ld.global.L1::no_allocate
+; FERMI: left alone at <no location>: volatile
+; FERMI-NEXT: left alone at <no location>: copy of a runtime length
 
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

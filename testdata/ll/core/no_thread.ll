@@ -41,7 +41,7 @@
 ; SAMPLED-NEXT: "operator": "ld.global.L1::no_allocate",
 ; SAMPLED-NEXT: "reason": "rule 1: on = off = 64 B; no gain from L1, conservative bypasses",
 ;
-; TEXT: - a + 4*tid.x + 256*ctaid.x none 0 0 default ld.global
+; TEXT: <no location> a + 4*tid.x + 256*ctaid.x none 0 0 default ld.global
 ; TEXT-NEXT: why: no evaluated thread executes it (in 1 sampled block); left at the default
 
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"

@@ -36,8 +36,8 @@
 ;
 ; Fermi: a: 4 lines = 512 on, 512 off, rule 1. b: one 128 B line per thread,
 ; 64 x 128 = 8192 on, 2048 off, rule 4.
-; FERMI: - a + 8*tid.x within-warp 512 512 bypass ld.global.L1::no_allocate
-; FERMI: - b + 4*? unknown 8192 2048 bypass ld.global.L1::no_allocate
+; FERMI: <no location> a + 8*tid.x within-warp 512 512 bypass ld.global.L1::no_allocate
+; FERMI: <no location> b + 4*? unknown 8192 2048 bypass ld.global.L1::no_allocate
 ; FERMI-NEXT: why: rule 4: address not analyzable
 
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"

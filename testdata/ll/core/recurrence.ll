@@ -50,11 +50,11 @@
 ; off, rule 1. rec_down reads bytes 64..319 = lines 0, 1, 2: 384 on, 256
 ; off, rule 3 (at k = 0 it would have been 256 on).
 ; FERMI: kernel rec_ptr (block 64x1x1, user)
-; FERMI: - ({a + 4*tid.x,+,256}<loop>) within-warp 256 256 bypass
+; FERMI: <no location> ({a + 4*tid.x,+,256}<loop>) within-warp 256 256 bypass
 ; FERMI: kernel rec_nested (block 64x1x1, user)
-; FERMI: - a + 4*tid.x + 256*{0,+,1}<inner> + 2048*{0,+,1}<outer> within-warp 256 256 bypass
+; FERMI: <no location> a + 4*tid.x + 256*{0,+,1}<inner> + 2048*{0,+,1}<outer> within-warp 256 256 bypass
 ; FERMI: kernel rec_down (block 64x1x1, user)
-; FERMI: - a + 4*tid.x + 64*{1,+,-1}<down> within-warp 384 256 bypass
+; FERMI: <no location> a + 4*tid.x + 64*{1,+,-1}<down> within-warp 384 256 bypass
 ; FERMI-NEXT: why: rule 3: on 384 B > off 256 B (scattered)
 
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"

@@ -34,8 +34,8 @@
 ;
 ; Fermi: a: line 0 = 128 on, 160 off: rule 2, cache. b: lines 0, 1 = 256
 ; on, 192 off: rule 3.
-; FERMI: - a + 4*(tid.x < 32 ? tid.x : 0) within-warp+within-block 128 160 cache ld.global
-; FERMI: - b + 4*(min(tid.x, 40)) within-warp 256 192 bypass ld.global.L1::no_allocate
+; FERMI: <no location> a + 4*(tid.x < 32 ? tid.x : 0) within-warp+within-block 128 160 cache ld.global
+; FERMI: <no location> b + 4*(min(tid.x, 40)) within-warp 256 192 bypass ld.global.L1::no_allocate
 
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
