@@ -179,5 +179,5 @@ fn bad_environment_options_under_clang() {
         !err.contains("Stack dump") && !err.contains("PLEASE submit"),
         "{err}"
     );
-    assert!(err.lines().any(|l| l == "error: gpucc-cache: invalid value 'bogus' for policy: expected conservative, aggressive, cache-all, cache-none, off"), "{err}");
+    assert!(err.lines().any(|l| l == "error: gpucc-cache: invalid value 'bogus' for policy: expected auto, conservative, aggressive, cache-all, cache-none, off"), "{err}");
 }

@@ -15,11 +15,14 @@ use crate::generation::{Arch, AsmOp, CacheOp};
 use crate::global_loads::{is_read_only, reads_constant_table, Read, Skip};
 use crate::guards::{Dominators, Guard};
 use crate::ir::{Module, Opcode, Value};
+use crate::kernel_trace::Scope;
+use crate::kernel_trace::TracedLoad;
 use crate::kernels::{demangle, find, BlockSource, Kernel};
 use crate::keys::Key;
 use crate::options::{ArgRef, Dim3, Options};
 use crate::policy::{decide, Decision, Policy, Verdict};
 use crate::report::{KernelReport, LoadReport, Report, SkippedLoad};
+use crate::sm_model::{simulate, KernelInputs};
 use crate::traffic::{block_traffic, mean, Traffic};
 
 /// clang 19's default CUDA arch, used when neither the user nor the module names one.
@@ -241,6 +244,9 @@ struct UnitResult {
     keyed: Vec<(Value, Key)>,
     /// Decided loads, with `kernel` left for the caller to fill in.
     decided: Vec<Decided>,
+    /// Evaluated loads with the paper's verdicts (conservative,
+    /// aggressive), for the kernel-level model.
+    traced: Vec<(TracedLoad, [Decision; 2])>,
 }
 
 pub fn analyze(module: Module, opts: &Options) -> Analysis {
@@ -413,14 +419,21 @@ fn analyze_unit(
             loads: Vec::new(),
             skipped: Vec::new(),
             ptx: None,
+            simulated: None,
         },
         keyed: Vec::new(),
         decided: Vec::new(),
+        traced: Vec::new(),
     };
     for read in loads {
         let key = *next_key;
         *next_key += 1;
         walk.add_load(&read, key, &mut out);
+    }
+    // The kernel-level model runs under `auto` (issue 7; not yet the
+    // default, so that the other policies cost what they did).
+    if unit.is_kernel && set.opts.policy == Policy::Auto {
+        walk.model_kernel(&mut out, warnings);
     }
     Some(out)
 }
@@ -443,6 +456,76 @@ fn known_values(unit: &Unit, args: &HashMap<u32, i64>) -> Known {
 }
 
 impl Walk<'_> {
+    /// Runs the kernel-level model (`sm_model`) and puts its figures in the
+    /// report; under `auto`, its choices replace the per-load verdicts of
+    /// the loads those gave one (a load left at the default stays there).
+    fn model_kernel(&self, out: &mut UnitResult, warnings: &mut Vec<String>) {
+        let set = self.set;
+        let inputs = KernelInputs {
+            function: self.unit.function,
+            scope: Scope {
+                layout: &set.layout,
+                globals: &set.globals,
+                kernels: &set.kernel_fns,
+                whole_program: set.opts.whole_program,
+            },
+            arch: set.arch,
+            model: set.model,
+            block: self.unit.block,
+            grid: self.unit.grid,
+            args: self.args.clone(),
+            loads: &out.traced,
+            static_shared_bytes: static_shared_bytes(self.unit.function, &set.layout),
+        };
+        let result = match simulate(&inputs) {
+            Ok(r) => r,
+            Err(e) => {
+                warnings.push(format!("{}: no kernel-level model: {e}", out.report.name));
+                return;
+            }
+        };
+        out.report.simulated = Some(result.simulated);
+        for (entry, (model, cache)) in result.loads {
+            let auto = set.opts.policy == Policy::Auto;
+            let report = &mut out.report.loads[entry];
+            report.in_kernel = Some(model);
+            let decided = matches!(report.decision.as_str(), "cache" | "bypass");
+            if !auto || !decided {
+                continue;
+            }
+            let decision = if cache {
+                Decision::Cache
+            } else {
+                Decision::Bypass
+            };
+            let load = out
+                .traced
+                .iter()
+                .find(|t| t.0.entry == entry)
+                .map(|t| t.0.load);
+            let Some(load) = load else { continue };
+            let read_only = Read::of(load, &set.layout).is_some_and(|r| !r.is_copy)
+                && is_read_only(load, &set.kernel_fns, set.invariant_kind);
+            let op = operator_for(decision, set.arch, set.ptx, read_only);
+            report.decision = decision.name().into();
+            report.operator = operator_text(op, read_only);
+            report.reason = format!(
+                "auto: {} gives the least simulated L2->L1 traffic for the kernel",
+                decision.name()
+            );
+            for (v, key) in out.keyed.iter_mut() {
+                if *v == load {
+                    key.decision = decision;
+                }
+            }
+            for d in out.decided.iter_mut() {
+                if d.load == load {
+                    d.op = op;
+                }
+            }
+        }
+    }
+
     /// Adds one read to `out`: skipped with a reason, or evaluated and decided.
     fn add_load(&mut self, read: &Read, key: u32, out: &mut UnitResult) {
         let set = self.set;
@@ -478,7 +561,9 @@ impl Walk<'_> {
         let address = self.folder.fold(read.ptr);
         let guards = self.doms.guards(load.parent_block(), &mut self.folder);
         let (traffic, shift) = self.traffic(&address, &guards, bytes);
-        let verdict = self.verdict(read, &traffic);
+        let verdict = self.verdict(set.opts.policy, read, &traffic);
+        let paper = [Policy::Conservative, Policy::Aggressive]
+            .map(|p| self.verdict(p, read, &traffic).decision);
         let mut notes = self.address_notes(&address, &traffic, shift);
         notes.extend(self.guard_notes(&guards));
         let read_only = !read.is_copy && is_read_only(load, &set.kernel_fns, set.invariant_kind);
@@ -488,6 +573,7 @@ impl Walk<'_> {
             .map(|g| crate::spelling::guard(&g.cond, g.expect, &self.known))
             .collect();
         out.report.loads.push(LoadReport {
+            in_kernel: None,
             line,
             column,
             file,
@@ -517,6 +603,8 @@ impl Walk<'_> {
         });
         let decision = verdict.decision;
         out.keyed.push((load, Key { id: key, decision }));
+        let entry = out.report.loads.len() - 1;
+        out.traced.push((TracedLoad { load, entry }, paper));
         if decision != Decision::Default && !read.is_copy {
             out.decided.push(Decided {
                 load,
@@ -550,10 +638,9 @@ impl Walk<'_> {
 
     /// The policy's verdict, unless there is no evidence (no evaluated
     /// thread executes the load) or the load reads a shared constant table.
-    fn verdict(&self, read: &Read, traffic: &Traffic) -> Verdict {
-        let opts = self.set.opts;
-        let verdict = decide(opts.policy, traffic, self.set.l1_bytes);
-        if opts.policy == Policy::Off {
+    fn verdict(&self, policy: Policy, read: &Read, traffic: &Traffic) -> Verdict {
+        let verdict = decide(policy, traffic, self.set.l1_bytes);
+        if policy == Policy::Off {
             return verdict;
         }
         if traffic.active_threads == 0 {
@@ -651,4 +738,27 @@ impl Walk<'_> {
             pattern
         }
     }
+}
+
+/// Bytes of the `__shared__` variables `function` uses (directly or
+/// through constant expressions): its static shared memory.
+fn static_shared_bytes(function: Value, layout: &crate::ir::DataLayout) -> u64 {
+    let module = function.module();
+    let uses = |v: Value| {
+        v.users().into_iter().any(|u| {
+            if u.is_instruction() {
+                u.parent_function() == function
+            } else {
+                u.users()
+                    .into_iter()
+                    .any(|w| w.is_instruction() && w.parent_function() == function)
+            }
+        })
+    };
+    module
+        .globals()
+        .into_iter()
+        .filter(|g| g.ty().address_space() == 3 && !g.is_declaration() && uses(*g))
+        .map(|g| layout.alloc_size(g.global_value_type()))
+        .sum()
 }

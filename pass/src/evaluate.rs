@@ -29,6 +29,9 @@ pub struct Env {
     pub args: HashMap<u32, i64>,
     /// What block-uniform unknowns read as (see [`Standin`]).
     pub standin: Standin,
+    /// The trace's per-thread phi variables (`Expr::Rec(n)` reads entry
+    /// n; `None`: unknown). Empty in the per-load analysis.
+    pub vars: Vec<Option<i64>>,
 }
 
 /// Stand-in values for the block-uniform unknowns of an address (integer
@@ -73,6 +76,7 @@ impl Env {
             nctaid: grid.map(dims),
             args,
             standin: Standin::Absent,
+            vars: Vec::new(),
         }
     }
 
@@ -130,7 +134,8 @@ pub fn eval(e: &Expr, env: &Env) -> Option<i64> {
         }
         // The first iteration decides (ICS'12 §4).
         Expr::AddRec { start, .. } => eval(start, env),
-        Expr::Rec(_) | Expr::Unknown(_) => None,
+        Expr::Rec(n) => env.vars.get(*n as usize).copied().flatten(),
+        Expr::Unknown(_) => None,
     }
 }
 

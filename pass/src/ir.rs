@@ -715,6 +715,18 @@ impl Value {
         }
     }
 
+    /// The module of a function or global.
+    pub fn module(self) -> Module {
+        // SAFETY: a function or global always has a parent module.
+        Module(unsafe { LLVMGetGlobalParent(self.0) })
+    }
+
+    /// The type a global variable holds.
+    pub fn global_value_type(self) -> Type {
+        // SAFETY: only called on global variables.
+        Type(unsafe { LLVMGlobalGetValueType(self.0) })
+    }
+
     pub fn is_global_constant(self) -> bool {
         // SAFETY: only called on global variables.
         unsafe { LLVMIsGlobalConstant(self.0) != 0 }

@@ -11,6 +11,10 @@ use crate::traffic::Traffic;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Policy {
+    /// The kernel-level model's choice (`kernel_model`): each load's
+    /// operator minimises the simulated L2→L1 bytes of one SM for the whole
+    /// kernel. Per load (a device function, no model), as conservative.
+    Auto,
     /// Cache only where the model shows within-block reuse that fits.
     Conservative,
     /// Also cache loads with within-warp locality only, when they fit.
@@ -23,11 +27,12 @@ pub enum Policy {
     Off,
 }
 
-pub const POLICY_NAMES: &str = "conservative, aggressive, cache-all, cache-none, off";
+pub const POLICY_NAMES: &str = "auto, conservative, aggressive, cache-all, cache-none, off";
 
 impl Policy {
     pub fn parse(s: &str) -> Option<Policy> {
         match s {
+            "auto" => Some(Policy::Auto),
             "conservative" => Some(Policy::Conservative),
             "aggressive" => Some(Policy::Aggressive),
             "cache-all" => Some(Policy::CacheAll),
@@ -39,6 +44,7 @@ impl Policy {
 
     pub fn name(self) -> &'static str {
         match self {
+            Policy::Auto => "auto",
             Policy::Conservative => "conservative",
             Policy::Aggressive => "aggressive",
             Policy::CacheAll => "cache-all",
@@ -98,7 +104,7 @@ pub fn decide(policy: Policy, traffic: &Traffic, capacity: u64) -> Verdict {
         }
         Policy::CacheAll => return verdict(Decision::Cache, "policy cache-all"),
         Policy::CacheNone => return verdict(Decision::Bypass, "policy cache-none"),
-        Policy::Conservative | Policy::Aggressive => {}
+        Policy::Auto | Policy::Conservative | Policy::Aggressive => {}
     }
     let (on, off) = (traffic.on_bytes, traffic.off_bytes);
     // Rule 4: an address the analysis cannot compute is assumed scattered.

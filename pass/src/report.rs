@@ -41,6 +41,50 @@ pub struct KernelReport {
     /// or counted in `unaccounted`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ptx: Option<PtxCount>,
+    /// The kernel-level model of one SM (kernels only; issue 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulated: Option<Simulated>,
+}
+
+/// The kernel-level model's figures for one kernel: bytes from L2 into one
+/// SM's L1 over the simulated part of the kernel, per policy.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct Simulated {
+    /// Always "sm": one SM with its co-resident blocks.
+    pub scope: String,
+    pub blocks: u32,
+    pub l1_bytes: u64,
+    pub traffic_bytes: PolicyTraffic,
+    /// Occupancy, carveout and what was estimated.
+    pub occupancy: String,
+    /// Thread-level accesses simulated; `truncated` says what cut them.
+    pub thread_accesses: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct PolicyTraffic {
+    pub auto: u64,
+    pub cache_all: u64,
+    pub cache_none: u64,
+    pub conservative: u64,
+    pub aggressive: u64,
+}
+
+/// A load in the kernel-level model.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct LoadModel {
+    /// The paper's verdicts (conservative, aggressive) and the model's.
+    pub paper: [String; 2],
+    pub model: String,
+    /// Under the model's choices: sectors requested, sector hits, bytes
+    /// from L2.
+    pub sectors: u64,
+    pub hits: u64,
+    pub l2_bytes: u64,
+    /// Where its hits come from, most first.
+    pub hits_from: Vec<String>,
 }
 
 /// Global loads of one function in the final PTX.
@@ -55,6 +99,10 @@ pub struct PtxCount {
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LoadReport {
+    /// Its figures in the kernel-level model (absent: no model ran, or no
+    /// warp executed it in the simulated part).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_kernel: Option<LoadModel>,
     pub line: u32,
     pub column: u32,
     /// The file of its debug location's scope: its directory and name as

@@ -42,6 +42,10 @@ pub struct Folder<'a> {
     /// Tree size of each expression built, keyed by node (the `E` keeps the
     /// node alive so the key is never reused).
     sizes: HashMap<*const Expr, (E, u64)>,
+    /// The trace's mode (`with_phi_variables`): every phi is a per-thread
+    /// variable `Rec(n)` whose value the trace's interpreter keeps, instead
+    /// of an add-recurrence or its first-iteration value.
+    variables: Option<HashMap<Value, u32>>,
 }
 
 fn bin_op(op: Opcode) -> Option<BinOp> {
@@ -89,7 +93,30 @@ impl<'a> Folder<'a> {
             cut_values: Vec::new(),
             depth: 0,
             sizes: HashMap::new(),
+            variables: None,
         }
+    }
+
+    /// A folder for the whole-kernel trace: phis are not folded but stand
+    /// as variables, numbered in the order they are met (`phi_variables`).
+    pub fn with_phi_variables(cx: Context<'a>) -> Folder<'a> {
+        Folder {
+            variables: Some(HashMap::new()),
+            ..Folder::new(cx)
+        }
+    }
+
+    /// How many phi variables the trace's mode has numbered.
+    pub fn variable_count(&self) -> u32 {
+        self.variables.as_ref().map_or(0, |v| v.len() as u32)
+    }
+
+    /// The variable number of a phi in the trace's mode (numbering it if
+    /// it is new); `None` in the ordinary mode.
+    pub fn phi_variable(&mut self, phi: Value) -> Option<u32> {
+        let vars = self.variables.as_mut()?;
+        let next = vars.len() as u32;
+        Some(*vars.entry(phi).or_insert(next))
     }
 
     /// The expression for an integer or pointer value.
@@ -213,7 +240,10 @@ impl<'a> Folder<'a> {
                 let (t, f) = (self.fold(v.operand(1)), self.fold(v.operand(2)));
                 select(c, t, f)
             }
-            Opcode::LLVMPHI => self.phi(v),
+            Opcode::LLVMPHI => match self.phi_variable(v) {
+                Some(n) => Rc::new(Expr::Rec(n)),
+                None => self.phi(v),
+            },
             Opcode::LLVMCall => self.call(v, bits),
             Opcode::LLVMLoad => self.loaded(v),
             other => unknown(Why::Unsupported(

@@ -1,0 +1,175 @@
+//! The kernel-level model's decisions (issue 7 item 5): the simulated
+//! L2→L1 bytes of one SM under each policy, and `auto`, the choice of each
+//! load's operator that minimises them for the whole kernel.
+//!
+//! `auto` starts from the best of three complete choices (the paper's
+//! conservative decisions, cache everything, cache nothing), then tries
+//! flipping one load at a time, keeping a flip only when the total drops,
+//! and repeats while a pass improves (at most [`MAX_PASSES`] passes), then
+//! tries caching pairs of bypassed loads together: a bounded local search, so its result is never above `cache-all`,
+//! `cache-none` or `conservative` on the simulated trace.
+//!
+//! Pure: trace, L1 configuration and the paper's verdicts in; figures and
+//! choices out. No IR, no report text.
+
+use crate::l1sim::{InstResult, L1Config, L1Error, L1};
+use crate::trace::{Kind, Trace};
+
+/// Passes of single-load flips `auto` makes at most.
+pub const MAX_PASSES: u32 = 3;
+
+/// Pairs of loads `auto` tries to cache together at most.
+pub const MAX_PAIRS: u32 = 64;
+
+/// Simulated L2→L1 bytes of the SM per policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PolicyBytes {
+    pub auto: u64,
+    pub cache_all: u64,
+    pub cache_none: u64,
+    pub conservative: u64,
+    pub aggressive: u64,
+}
+
+/// The model of one kernel on one SM.
+#[derive(Clone, Debug)]
+pub struct KernelModel {
+    pub bytes: PolicyBytes,
+    /// `auto`'s choice per trace instruction (meaningful for `Kind::Load`):
+    /// whether it allocates in L1.
+    pub auto: Vec<bool>,
+    /// Each instruction's simulated figures under `auto`.
+    pub instructions: Vec<InstResult>,
+    /// Simulations run (for the report and the benchmarks).
+    pub simulations: u32,
+}
+
+/// The paper's verdict on a trace instruction: `Some(cache?)` for a decided
+/// load, `None` where it gave none (the target's default applies).
+pub type Verdicts = Vec<Option<bool>>;
+
+/// Models `trace` on an L1 configured by `config`. `conservative` and
+/// `aggressive` are the paper's verdicts per instruction; `l1_usable`
+/// false where global loads never allocate in L1 on the target (sm_50):
+/// every choice then reads from L2.
+pub fn model(
+    trace: &Trace,
+    config: L1Config,
+    conservative: &Verdicts,
+    aggressive: &Verdicts,
+    l1_usable: bool,
+) -> Result<KernelModel, L1Error> {
+    let mut l1 = L1::new(config)?;
+    let n = trace.instructions.len();
+    let default = config.default_load_allocates;
+    let choice = |v: &Verdicts| -> Vec<bool> {
+        (0..n)
+            .map(|i| v.get(i).copied().flatten().unwrap_or(default) && l1_usable)
+            .collect()
+    };
+    let mut search = Search {
+        l1: &mut l1,
+        trace,
+        simulations: 0,
+    };
+    let all = search.bytes(&vec![l1_usable; n])?;
+    let none = search.bytes(&vec![false; n])?;
+    let cons = search.bytes(&choice(conservative))?;
+    let aggr = search.bytes(&choice(aggressive))?;
+    let starts = [
+        (cons, choice(conservative)),
+        (all, vec![l1_usable; n]),
+        (none, vec![false; n]),
+    ];
+    let (mut best, mut auto) = starts
+        .into_iter()
+        .min_by_key(|s| s.0)
+        .expect("three starts");
+    if l1_usable {
+        (best, auto) = search.improve(best, auto)?;
+    }
+    let sim = search.l1.run(trace, &auto)?;
+    Ok(KernelModel {
+        bytes: PolicyBytes {
+            auto: best,
+            cache_all: all,
+            cache_none: none,
+            conservative: cons,
+            aggressive: aggr,
+        },
+        auto,
+        instructions: sim.instructions,
+        simulations: search.simulations + 1,
+    })
+}
+
+struct Search<'a> {
+    l1: &'a mut L1,
+    trace: &'a Trace,
+    simulations: u32,
+}
+
+impl Search<'_> {
+    fn bytes(&mut self, cached: &[bool]) -> Result<u64, L1Error> {
+        self.simulations += 1;
+        Ok(self.l1.run(self.trace, cached)?.loads.l2_bytes)
+    }
+
+    /// Single-load flips while the total drops.
+    fn improve(&mut self, mut best: u64, mut auto: Vec<bool>) -> Result<(u64, Vec<bool>), L1Error> {
+        let decided: Vec<usize> = (self.trace.instructions.iter().enumerate())
+            .filter(|(i, ins)| ins.kind == Kind::Load && self.executed(*i))
+            .map(|(i, _)| i)
+            .collect();
+        for _ in 0..MAX_PASSES {
+            let mut improved = false;
+            for &i in &decided {
+                auto[i] = !auto[i];
+                let b = self.bytes(&auto)?;
+                if b < best {
+                    best = b;
+                    improved = true;
+                } else {
+                    auto[i] = !auto[i];
+                }
+            }
+            if !improved {
+                break;
+            }
+        }
+        self.pairs(best, auto, &decided)
+    }
+
+    /// Two bypassed loads cached together (`rec[i].a`, `rec[i].b`): under
+    /// line fill neither pays alone (its fill equals its uncached
+    /// segments), so single flips never find the pair. At most
+    /// [`MAX_PAIRS`] pairs are tried.
+    fn pairs(
+        &mut self,
+        mut best: u64,
+        mut auto: Vec<bool>,
+        decided: &[usize],
+    ) -> Result<(u64, Vec<bool>), L1Error> {
+        let mut tried = 0;
+        for (n, &i) in decided.iter().enumerate() {
+            for &j in &decided[n + 1..] {
+                if auto[i] || auto[j] || tried >= MAX_PAIRS {
+                    continue;
+                }
+                tried += 1;
+                (auto[i], auto[j]) = (true, true);
+                let b = self.bytes(&auto)?;
+                if b < best {
+                    best = b;
+                } else {
+                    (auto[i], auto[j]) = (false, false);
+                }
+            }
+        }
+        Ok((best, auto))
+    }
+
+    fn executed(&self, inst: usize) -> bool {
+        self.trace.events.iter().any(|e| e.inst as usize == inst)
+    }
+}

@@ -1,0 +1,95 @@
+//! The whole-kernel access trace of one SM (issue 7, design.md §6): every
+//! global memory instruction that every warp of every co-resident block
+//! executes, in the order the SM issues them, each with the byte addresses
+//! of its active lanes.
+//!
+//! This file holds the trace's data types, which the L1 simulation
+//! (`l1sim`) and the locality curves (`locality`) consume. They are pure
+//! data: no IR, no policy. A per-thread address the analysis cannot know is
+//! already replaced by a synthetic address of its own (distinct per thread
+//! and execution, in [`UNKNOWN_REGION`]), the paper's assumption that such
+//! an access shares nothing; `Event::unknown` says which events hold them.
+
+/// Synthetic addresses for per-thread unknowns start here; no real base
+/// (kernel parameters, globals, block-uniform stand-ins) is this high.
+pub const UNKNOWN_REGION: u64 = 0xF000_0000_0000_0000;
+
+/// What a memory instruction does to L1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// A global load whose cache behaviour is decided per run: the
+    /// simulation is told, per instruction, whether it allocates in L1.
+    Load,
+    /// A global load the tool does not decide (read-only `.nc`, volatile,
+    /// left alone): it behaves as the target's default load.
+    FixedLoad,
+    Store,
+    Atomic,
+}
+
+/// One warp executing one memory instruction once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// The instruction: an index into [`Trace::instructions`].
+    pub inst: u32,
+    /// The co-resident block on this SM (0-based slot).
+    pub block: u32,
+    /// The warp within its block.
+    pub warp: u32,
+    /// How many times this warp executed this instruction before (0 at the
+    /// first execution): tells reuse across loop iterations apart from reuse
+    /// across warps.
+    pub execution: u32,
+    /// Bytes each lane reads or writes.
+    pub bytes: u32,
+    /// The lanes' addresses: `Trace::addresses[start..start + lanes]`, in
+    /// lane order, active lanes only.
+    pub start: u32,
+    pub lanes: u32,
+    /// Some lane's address is a synthetic per-thread unknown.
+    pub unknown: bool,
+}
+
+/// A memory instruction of the kernel, as the report names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instruction {
+    pub kind: Kind,
+    /// `line:column` (or `file:line:column`) for the report.
+    pub site: String,
+}
+
+/// The trace of one SM.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trace {
+    pub instructions: Vec<Instruction>,
+    pub events: Vec<Event>,
+    pub addresses: Vec<u64>,
+    /// Co-resident blocks simulated.
+    pub blocks: u32,
+    /// Warps per block.
+    pub warps_per_block: u32,
+    /// Set when a budget cut the trace short (loop iterations or events):
+    /// what was cut, for the report.
+    pub truncated: Option<String>,
+}
+
+impl Trace {
+    /// The active lanes' addresses of `event`, in lane order.
+    pub fn lanes(&self, event: &Event) -> &[u64] {
+        let s = event.start as usize;
+        &self.addresses[s..s + event.lanes as usize]
+    }
+
+    /// Appends an event whose lanes read `addresses` (in lane order).
+    pub fn push(&mut self, mut event: Event, addresses: &[u64]) {
+        event.start = self.addresses.len() as u32;
+        event.lanes = addresses.len() as u32;
+        self.addresses.extend_from_slice(addresses);
+        self.events.push(event);
+    }
+
+    /// Thread-level accesses in the trace (one per active lane per event).
+    pub fn thread_accesses(&self) -> u64 {
+        self.addresses.len() as u64
+    }
+}

@@ -1,0 +1,367 @@
+//! Walks every warp of the co-resident blocks of one SM through a kernel's
+//! [`Program`] and records the [`Trace`] of its global memory instructions
+//! (issue 7 item 3).
+//!
+//! - A warp runs its lanes together: at each step it picks the lanes whose
+//!   next block comes first in reverse post-order and runs that block for
+//!   them, so divergent branches run both sides with their masks and lanes
+//!   reconverge where the paths meet (the min-PC rule of SIMT simulators).
+//! - Phis are per-lane variables, assigned on each edge: loops run
+//!   iteration by iteration with the trip counts that constants and known
+//!   arguments give.
+//! - A condition that cannot be computed for a lane (it reads memory, or an
+//!   argument nobody gave): a loop's exit test keeps the lane in the loop
+//!   for [`Budget::unknown_trip`] iterations; any other branch sends it into
+//!   the code it guards (the paper's assumption: an unknown guard leaves
+//!   every thread active); a `switch` takes its default.
+//! - Addresses: block-uniform unknowns read as stand-ins (a 256-byte aligned
+//!   base, `evaluate::Standin::Low`), per-thread unknowns as a synthetic
+//!   address of their own ([`UNKNOWN_REGION`]).
+//! - Interleaving: loose round-robin, one memory instruction per warp per
+//!   turn over all warps of all blocks (the common simulator default);
+//!   `__syncthreads` is not modelled, since round-robin keeps warps in step.
+//! - Budgets: at most [`Budget::iterations`] iterations per loop entry, and
+//!   at most [`Budget::accesses`] thread-accesses in all; the trace says
+//!   which cut it (`Trace::truncated`). Nothing is extrapolated: figures are
+//!   for the simulated part of the kernel, the same part for every policy.
+//!
+//! Pure: program and launch in, trace out. No IR, no cache.
+
+use std::collections::HashMap;
+
+use crate::address::Cond;
+use crate::evaluate::{eval, eval_cond, thread_coords, Env, Standin};
+use crate::geometry::Dim3;
+use crate::program::{Exit, Program, Shape};
+use crate::trace::{Event, Instruction, Trace, UNKNOWN_REGION};
+use crate::traffic::WARP_SIZE;
+
+/// How much of the kernel is walked.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// Iterations of one loop per entry (per lane).
+    pub iterations: u32,
+    /// Iterations of a loop whose exit test cannot be computed.
+    pub unknown_trip: u32,
+    /// Thread-accesses in the whole trace.
+    pub accesses: u64,
+}
+
+pub const DEFAULT_BUDGET: Budget = Budget {
+    iterations: 64,
+    unknown_trip: 8,
+    accesses: 1 << 19,
+};
+
+/// What one SM runs: the block shape, the co-resident blocks' ids, the
+/// grid (if known) and the argument values given.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    pub block: Dim3,
+    pub grid: Option<Dim3>,
+    pub blocks: Vec<[i64; 3]>,
+    pub args: HashMap<u32, i64>,
+}
+
+struct Lane {
+    env: Env,
+    at: u32,
+    /// Iterations done of the loop headed by each node, this entry.
+    trips: Vec<u32>,
+    done: bool,
+}
+
+struct Warp {
+    slot: u32,
+    index: u32,
+    lanes: Vec<Lane>,
+    /// The block being run, its lanes, and the next memory op in it.
+    current: Option<(u32, Vec<usize>, usize)>,
+    executions: Vec<u32>,
+    steps: u64,
+}
+
+/// A limit on blocks entered per warp: a loop without memory instructions
+/// whose exit the budget cannot see still ends.
+const MAX_STEPS: u64 = 1 << 20;
+
+struct Walker<'p> {
+    program: &'p Program,
+    shape: Shape,
+    /// For each branch node, the side an unknown condition takes.
+    guarded: Vec<u32>,
+    budget: Budget,
+    next_unknown: u64,
+    truncated: Option<String>,
+}
+
+/// The trace of one SM running `program` under `launch`.
+pub fn walk(
+    program: &Program,
+    instructions: Vec<Instruction>,
+    launch: &Launch,
+    budget: Budget,
+) -> Trace {
+    let shape = Shape::of(program);
+    let guarded = guarded_sides(program, &shape);
+    let mut walker = Walker {
+        program,
+        shape,
+        guarded,
+        budget,
+        next_unknown: 0,
+        truncated: None,
+    };
+    let mut warps = warps(program, launch, instructions.len());
+    let mut trace = Trace {
+        instructions,
+        blocks: launch.blocks.len() as u32,
+        warps_per_block: launch.block.count().div_ceil(WARP_SIZE as u64) as u32,
+        ..Trace::default()
+    };
+    let mut addresses = Vec::with_capacity(WARP_SIZE);
+    let mut live = true;
+    while live {
+        live = false;
+        for w in warps.iter_mut() {
+            if trace.thread_accesses() >= budget.accesses {
+                walker.truncated = Some(format!(
+                    "stopped after {} thread-accesses (budget)",
+                    budget.accesses
+                ));
+                trace.truncated = walker.truncated;
+                return trace;
+            }
+            addresses.clear();
+            if let Some(e) = walker.next_event(w, &mut addresses) {
+                trace.push(e, &addresses);
+                live = true;
+            }
+        }
+    }
+    trace.truncated = walker.truncated;
+    trace
+}
+
+fn warps(program: &Program, launch: &Launch, instructions: usize) -> Vec<Warp> {
+    let mut base = Env::new(launch.block, launch.grid, launch.args.clone());
+    base.vars = vec![None; program.vars as usize];
+    let coords: Vec<[i64; 3]> = thread_coords(launch.block).collect();
+    let mut out = Vec::new();
+    for (slot, ctaid) in launch.blocks.iter().enumerate() {
+        for (index, chunk) in coords.chunks(WARP_SIZE).enumerate() {
+            let lanes = chunk
+                .iter()
+                .map(|tid| {
+                    let mut env = base.clone();
+                    env.tid = *tid;
+                    env.ctaid = *ctaid;
+                    Lane {
+                        env,
+                        at: 0,
+                        trips: vec![0; program.nodes.len()],
+                        done: program.nodes.is_empty(),
+                    }
+                })
+                .collect();
+            out.push(Warp {
+                slot: slot as u32,
+                index: index as u32,
+                lanes,
+                current: None,
+                executions: vec![0; instructions],
+                steps: 0,
+            });
+        }
+    }
+    out
+}
+
+/// For each branch, the side an unknown condition sends a lane to: the
+/// side that is not the join when one side reaches the other without a
+/// back edge (`if (c) { ... }`), else the `then` side.
+fn guarded_sides(p: &Program, shape: &Shape) -> Vec<u32> {
+    p.nodes
+        .iter()
+        .enumerate()
+        .map(|(b, n)| match n.exit {
+            Exit::Branch {
+                then, otherwise, ..
+            } => {
+                if reaches_forward(p, shape, otherwise, then) {
+                    otherwise
+                } else {
+                    then
+                }
+            }
+            _ => b as u32,
+        })
+        .collect()
+}
+
+/// Whether `to` is reachable from `from` along edges that go forward in
+/// reverse post-order.
+fn reaches_forward(p: &Program, shape: &Shape, from: u32, to: u32) -> bool {
+    let mut seen = vec![false; p.nodes.len()];
+    let mut stack = vec![from];
+    while let Some(x) = stack.pop() {
+        if x == to {
+            return true;
+        }
+        if std::mem::replace(&mut seen[x as usize], true) {
+            continue;
+        }
+        for s in p.nodes[x as usize].exit.successors() {
+            if shape.rank[s as usize] > shape.rank[x as usize] {
+                stack.push(s);
+            }
+        }
+    }
+    false
+}
+
+impl Walker<'_> {
+    /// The warp's next memory event, its active lanes' addresses into
+    /// `addresses`; `None` when the warp has finished.
+    fn next_event(&mut self, w: &mut Warp, addresses: &mut Vec<u64>) -> Option<Event> {
+        loop {
+            if let Some((node, lanes, op)) = &mut w.current {
+                let ops = &self.program.nodes[*node as usize].ops;
+                if let Some(m) = ops.get(*op) {
+                    *op += 1;
+                    let mut unknown = false;
+                    for &l in lanes.iter() {
+                        let env = &mut w.lanes[l].env;
+                        env.standin = Standin::Low;
+                        let a = eval(&m.address, env).map(|a| a as u64);
+                        addresses.push(a.unwrap_or_else(|| {
+                            unknown = true;
+                            self.next_unknown += 1;
+                            UNKNOWN_REGION + self.next_unknown * 128
+                        }));
+                    }
+                    let execution = w.executions[m.inst as usize];
+                    w.executions[m.inst as usize] += 1;
+                    return Some(Event {
+                        inst: m.inst,
+                        block: w.slot,
+                        warp: w.index,
+                        execution,
+                        bytes: m.bytes,
+                        start: 0,
+                        lanes: 0,
+                        unknown,
+                    });
+                }
+                let (node, lanes) = (*node, std::mem::take(lanes));
+                w.current = None;
+                for l in lanes {
+                    self.leave(&mut w.lanes[l], node);
+                }
+            }
+            w.steps += 1;
+            if w.steps > MAX_STEPS {
+                self.truncated = Some(format!("a warp entered {MAX_STEPS} blocks"));
+                return None;
+            }
+            let next = w
+                .lanes
+                .iter()
+                .filter(|l| !l.done)
+                .min_by_key(|l| self.shape.rank[l.at as usize])?
+                .at;
+            let group = (0..w.lanes.len())
+                .filter(|&i| !w.lanes[i].done && w.lanes[i].at == next)
+                .collect();
+            w.current = Some((next, group, 0));
+        }
+    }
+
+    /// Moves a lane out of `node` along the edge its exit takes.
+    fn leave(&mut self, lane: &mut Lane, node: u32) {
+        let to = match &self.program.nodes[node as usize].exit {
+            Exit::Return | Exit::Stop => None,
+            Exit::Jump(t) => Some(*t),
+            Exit::Branch {
+                cond,
+                then,
+                otherwise,
+            } => Some(self.branch(lane, node, cond, *then, *otherwise)),
+            Exit::Switch { on, cases, default } => {
+                lane.env.standin = Standin::Absent;
+                let v = eval(on, &lane.env);
+                Some(
+                    v.and_then(|v| cases.iter().find(|c| c.0 == v).map(|c| c.1))
+                        .unwrap_or(*default),
+                )
+            }
+        };
+        match to {
+            Some(t) => self.enter(lane, node, t),
+            None => lane.done = true,
+        }
+    }
+
+    fn branch(
+        &mut self,
+        lane: &mut Lane,
+        node: u32,
+        cond: &Cond,
+        then: u32,
+        otherwise: u32,
+    ) -> u32 {
+        // A loop's exit test: the budget may end the loop.
+        let leaves = |to: u32| self.shape.exited_loop(node, to);
+        let exit = match (leaves(then), leaves(otherwise)) {
+            (Some(h), None) => Some((h, then, otherwise)),
+            (None, Some(h)) => Some((h, otherwise, then)),
+            _ => None,
+        };
+        lane.env.standin = Standin::Absent;
+        let known = eval_cond(cond, &lane.env).map(|c| if c { then } else { otherwise });
+        let Some((header, out, stay)) = exit else {
+            return known.unwrap_or(self.guarded[node as usize]);
+        };
+        let done = lane.trips[header as usize] + 1;
+        if done >= self.budget.iterations && known == Some(stay) {
+            self.truncated = Some(format!(
+                "loops cut at {} iterations per entry",
+                self.budget.iterations
+            ));
+            return out;
+        }
+        known.unwrap_or(if done >= self.budget.unknown_trip {
+            out
+        } else {
+            stay
+        })
+    }
+
+    /// Moves a lane along `from → to`: assigns `to`'s phis (all from the
+    /// old values) and counts loop iterations.
+    fn enter(&mut self, lane: &mut Lane, from: u32, to: u32) {
+        let target = &self.program.nodes[to as usize];
+        lane.env.standin = Standin::Low;
+        let values: Vec<(u32, Option<i64>)> = target
+            .phis
+            .iter()
+            .map(|p| {
+                let v = p
+                    .incoming
+                    .iter()
+                    .find(|i| i.0 == from)
+                    .and_then(|i| eval(&i.1, &lane.env));
+                (p.var, v)
+            })
+            .collect();
+        for (var, v) in values {
+            lane.env.vars[var as usize] = v;
+        }
+        if self.shape.in_loop(to, to) && self.shape.in_loop(from, to) {
+            lane.trips[to as usize] += 1;
+        } else {
+            lane.trips[to as usize] = 0;
+        }
+        lane.at = to;
+    }
+}
