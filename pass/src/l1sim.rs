@@ -1069,7 +1069,7 @@ mod tests {
         // 17; hits 2 (e1) + 1 (e8) = 3; misses 17 - 3 = 14; five line fills
         // (e0, e2, e3, e6, e7) = 640 B.
         assert_eq!(sim.instructions[0].counts, counts(7, 17, 3, 14, 640));
-        // Both hits are warp-to-warp within block 0.
+        // All three hits are warp-to-warp within block 0.
         let from = &sim.instructions[0].from;
         assert_eq!(
             (from.same_warp, from.same_block, from.other_block),
@@ -1100,7 +1100,8 @@ mod tests {
         // e4 inst 1 (no_allocate): sector 0 of line 2 present: 1 hit (filled
         // by inst 0); sector 1 absent: 1 miss, 32 B, not installed.
         push(&mut t, (1, 0, 1, 0), 4, &[256, 288]);
-        // e5 warp 1: sector 1 of line 2 again: still absent: 1 miss, 32 B.
+        // e5 warp 1: sector 1 of line 2 again: e4 did not install it: 1 miss,
+        // 32 B, installed now.
         push(&mut t, (0, 0, 1, 1), 4, &[288]);
         // e6 warp 0: line 0 was evicted by e3: 1 miss, 32 B; evicts the LRU:
         // line 1 (e2) is older than line 2 (e5).
