@@ -24,21 +24,6 @@ const POLICIES: &[&str] = &[
 ];
 const ARCHS: &[&str] = &["sm_52", "sm_70", "sm_80", "sm_90"];
 
-fn cu_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() && !p.ends_with("errors") {
-            cu_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "cu") {
-            out.push(p);
-        }
-    }
-}
-
 /// Opcodes of `ld.global` outside inline asm, counted from the text alone.
 fn global_loads_in(ptx: &str) -> usize {
     let mut asm = false;

@@ -83,21 +83,6 @@ impl Job {
     }
 }
 
-fn cu_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() && !p.ends_with("errors") {
-            cu_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "cu") {
-            out.push(p);
-        }
-    }
-}
-
 /// The first lines of a tool's stderr, enough to see what went wrong.
 fn excerpt(stderr: &str) -> String {
     let lines: Vec<&str> = stderr.lines().take(12).collect();

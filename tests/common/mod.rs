@@ -163,3 +163,20 @@ pub fn ptxas_rejects(ptx: &Path, arch: &str) -> Option<String> {
         .arg("/dev/null"));
     (!out.status.success()).then(|| text(&out).1)
 }
+
+/// Every `.cu` file under `dir`, sorted, but those in `errors/` (inputs
+/// that must fail).
+pub fn cu_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() && !p.ends_with("errors") {
+            cu_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "cu") {
+            out.push(p);
+        }
+    }
+}
