@@ -393,6 +393,54 @@ fn span(values: impl Iterator<Item = u64> + Clone) -> String {
     }
 }
 
+impl Simulated {
+    /// The kernel's simulated figures, as the text report writes them under
+    /// the kernel's heading.
+    fn write_text(&self, s: &mut String) {
+        let t = &self.traffic_bytes;
+        let _ = writeln!(
+            s,
+            "  simulated on one SM: {} co-resident blocks, {}; {} thread-accesses",
+            self.blocks, self.occupancy, self.thread_accesses
+        );
+        let _ = writeln!(
+            s,
+            "  L2->L1 bytes: auto {}, cache-all {}, cache-none {}, conservative {}, aggressive {}",
+            t.auto, t.cache_all, t.cache_none, t.conservative, t.aggressive
+        );
+        if let Some(cut) = &self.truncated {
+            let _ = writeln!(s, "  simulation cut: {cut}");
+        }
+    }
+}
+
+/// The model's lines of a row of copies: the paper's verdicts and the
+/// model's, the row's figures in the kernel (summed over its copies) and,
+/// most first, where its hits come from.
+fn in_kernel_lines(row: &[&LoadReport]) -> Vec<String> {
+    let models: Vec<&LoadModel> = row.iter().filter_map(|l| l.in_kernel.as_ref()).collect();
+    let Some(first) = models.first() else {
+        return Vec::new();
+    };
+    let choices: Vec<&String> = models.iter().map(|m| &m.model).collect();
+    let model = if choices.iter().all(|c| *c == choices[0]) {
+        choices[0].clone()
+    } else {
+        "mixed across the copies".into()
+    };
+    let sum = |f: fn(&LoadModel) -> u64| models.iter().map(|m| f(m)).sum::<u64>();
+    let mut out = vec![format!(
+        "model: {model} (paper: conservative {}, aggressive {}); in the kernel {} sectors, {} hits, {} B from L2",
+        first.paper[0],
+        first.paper[1],
+        sum(|m| m.sectors),
+        sum(|m| m.hits),
+        sum(|m| m.l2_bytes)
+    )];
+    out.extend(distinct("hits", models.iter().flat_map(|m| &m.hits_from)));
+    out
+}
+
 /// Most distinct reasons (or notes) a row of copies prints.
 const MAX_DISTINCT: usize = 3;
 
@@ -528,6 +576,9 @@ impl Report {
                     String::new()
                 }
             );
+            if let Some(m) = &k.simulated {
+                m.write_text(&mut s);
+            }
             let ambiguous = k.ambiguous_sites();
             if k.loads.is_empty() {
                 let _ = writeln!(s, "  no global loads");
@@ -576,6 +627,7 @@ impl Report {
                 first.operator.clone(),
             ]);
             let mut lines = distinct("why", g.iter().map(|l| &l.reason));
+            lines.extend(in_kernel_lines(g));
             lines.extend(distinct("note", g.iter().flat_map(|l| &l.notes)));
             if let Some(c) = inl {
                 lines.push(format!("inlined at {c}"));

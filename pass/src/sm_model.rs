@@ -88,7 +88,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, String> {
     let usable = occ.l1_serves_global_loads && hw.global_loads != GlobalLoads::L2Only;
     let m = model(&trace, config, &verdicts(0), &verdicts(1), usable).map_err(|e| e.to_string())?;
     let occupancy_text = format!(
-        "{} blocks/SM ({}-limited; {} registers/thread{}), shared carveout {}, L1 {} B",
+        "{} blocks/SM ({}-limited; {} registers/thread{}), shared carveout {}, L1 {} B per SM",
         occ.blocks_per_sm,
         occ.limit,
         occ.registers_per_thread,
@@ -160,19 +160,22 @@ fn hit_sources(from: &Provenance, trace: &Trace) -> Vec<String> {
     if from.same_warp > 0 {
         v.push((
             from.same_warp,
-            format!("{} across iterations (same warp)", from.same_warp),
+            format!("{} across loop iterations (same warp)", from.same_warp),
         ));
     }
     if from.same_block > 0 {
         v.push((
             from.same_block,
-            format!("{} from other warps of the block", from.same_block),
+            format!(
+                "{} from other warps of the block (same load)",
+                from.same_block
+            ),
         ));
     }
     if from.other_block > 0 {
         v.push((
             from.other_block,
-            format!("{} from other blocks", from.other_block),
+            format!("{} from other blocks (same load)", from.other_block),
         ));
     }
     for o in &from.other_inst {
@@ -180,7 +183,12 @@ fn hit_sources(from: &Provenance, trace: &Trace) -> Vec<String> {
             .instructions
             .get(o.inst as usize)
             .map_or("?", |i| i.site.as_str());
-        v.push((o.hits, format!("{} reuse lines of {site}", o.hits)));
+        let blocks = if o.other_block > 0 {
+            format!(" ({} of them filled by other blocks)", o.other_block)
+        } else {
+            String::new()
+        };
+        v.push((o.hits, format!("{} reuse lines of {site}{blocks}", o.hits)));
     }
     v.sort_by_key(|x| std::cmp::Reverse(x.0));
     v.into_iter().map(|x| x.1).collect()

@@ -14,6 +14,11 @@
 /// (kernel parameters, globals, block-uniform stand-ins) is this high.
 pub const UNKNOWN_REGION: u64 = 0xF000_0000_0000_0000;
 
+/// The distance between two synthetic unknown addresses: more than a line
+/// (so no two share one in L1) and more than the largest locality distance
+/// the curves measure (128 B), so two unknowns never look spatially close.
+pub const UNKNOWN_SPACING: u64 = 4096;
+
 /// What a memory instruction does to L1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {

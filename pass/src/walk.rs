@@ -33,7 +33,7 @@ use crate::address::Cond;
 use crate::evaluate::{eval, eval_cond, thread_coords, Env, Standin};
 use crate::geometry::Dim3;
 use crate::program::{Exit, Program, Shape};
-use crate::trace::{Event, Instruction, Trace, UNKNOWN_REGION};
+use crate::trace::{Event, Instruction, Trace, UNKNOWN_REGION, UNKNOWN_SPACING};
 use crate::traffic::WARP_SIZE;
 
 /// How much of the kernel is walked.
@@ -237,7 +237,7 @@ impl Walker<'_> {
                         addresses.push(a.unwrap_or_else(|| {
                             unknown = true;
                             self.next_unknown += 1;
-                            UNKNOWN_REGION + self.next_unknown * 128
+                            UNKNOWN_REGION + self.next_unknown * UNKNOWN_SPACING
                         }));
                     }
                     let execution = w.executions[m.inst as usize];

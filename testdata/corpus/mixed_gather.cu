@@ -1,5 +1,8 @@
-// One kernel that mixes access patterns: a coalesced index load idx[i], a
+// Kernels that mix access patterns: a coalesced index load idx[i], a
 // data-dependent gather data[idx[i]], and two fields of a per-thread record.
+// In `mixed` the record's fields are read one after the other; in `weigh`
+// the gather sits between them, so whether the record's line survives until
+// its second field depends on whether the gather was allowed into L1.
 #include <cuda_runtime.h>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +25,20 @@ __global__ void mixed(const int *idx, const float *data, const Rec *rec, float *
   }
 }
 
+struct Weight {
+  float w;
+  float bias;
+};
+
+__global__ void weigh(const int *idx, const float *data, const Weight *p, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float w = p[i].w;
+    float g = data[idx[i]];
+    out[i] = w * g + p[i].bias;
+  }
+}
+
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 1 << 22;
   int m = argc > 2 ? atoi(argv[2]) : 1 << 20;
@@ -41,7 +58,12 @@ int main(int argc, char **argv) {
 
   const int THREADS = 256;
   mixed<<<(n + THREADS - 1) / THREADS, THREADS>>>(d_idx, d_data, d_rec, d_out, n);
+  Weight *d_w;
+  cudaMalloc(&d_w, n * sizeof(Weight));
+  cudaMemset(d_w, 0, n * sizeof(Weight));
+  weigh<<<(n + THREADS - 1) / THREADS, THREADS>>>(d_idx, d_data, d_w, d_out, n);
   cudaDeviceSynchronize();
+  cudaFree(d_w);
   printf("done\n");
   cudaFree(d_idx); cudaFree(d_data); cudaFree(d_rec); cudaFree(d_out);
   free(h_idx);
