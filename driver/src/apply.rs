@@ -48,6 +48,10 @@ fn parse(args: &[String]) -> Result<Apply> {
 }
 
 pub fn run(args: &[String]) -> Result<()> {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{USAGE}");
+        return Ok(());
+    }
     let a = parse(args)?;
     crate::output::check_paths(&a.input, &a.output, None)?;
     let text = std::fs::read_to_string(&a.input)

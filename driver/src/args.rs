@@ -25,7 +25,9 @@ use gpucc_cache_pass::ReportFormat;
     about = "Drop-in clang CUDA wrapper that picks the L1 cache operator of every global load",
     override_usage = "gpucc-cache [OPTIONS] [CLANG FLAGS] <kernel.cu | module.ll | module.bc>",
     after_help = "Other flags go to clang unchanged (-O0..3, -I, -D, -std=, --cuda-gpu-arch=sm_XX or -arch=sm_XX, \
-                  -S -emit-llvm, -c, -o, -v, -Rpass=gpucc-cache, -fsave-optimization-record, ...)."
+                  -S -emit-llvm, -c, -o, -v, -Rpass=gpucc-cache, -fsave-optimization-record, ...).\n\n\
+                  Subcommands: 'gpucc-cache locality FILE --kernel=NAME ...' draws a kernel's locality curves; \
+                  'gpucc-cache apply KEYED.ptx -o OUT.ptx' finishes the plugin's lower=keys route (each takes --help)."
 )]
 struct Own {
     /// conservative | aggressive | cache-all | cache-none | off

@@ -114,25 +114,28 @@ fn find_tools(job: &Job) -> Result<(toolchain::Found, toolchain::Found)> {
 }
 
 /// `.ll` / `.bc` input: no front end; the pass and the backend run here.
-fn in_process(job: &Job) -> Result<()> {
-    if job.kind == Output::Object {
-        bail!(
-            "-c needs a .cu input (objects embed host code); {} is IR",
-            job.input.display()
-        );
-    }
-    let opts = job.options.clone();
-    let bitcode = std::fs::read(&job.input)
-        .with_context(|| format!("cannot read {}", job.input.display()))?;
+/// The first line of an LLVM message.
+fn first_line(e: inkwell::support::LLVMString) -> String {
+    e.to_string()
+        .lines()
+        .next()
+        .unwrap_or("verifier failed")
+        .to_string()
+}
+
+/// Reads an NVPTX module (`.ll` or `.bc`) and verifies it: a one-line error
+/// for an empty file, malformed IR, another target or invalid IR.
+pub(crate) fn parse_module<'c>(context: &'c Context, input: &Path) -> Result<Module<'c>> {
+    let bitcode =
+        std::fs::read(input).with_context(|| format!("cannot read {}", input.display()))?;
     if bitcode.iter().all(u8::is_ascii_whitespace) {
         bail!(
             "{} is empty; give an LLVM IR module (.ll) or bitcode (.bc) for nvptx64",
-            job.input.display()
+            input.display()
         );
     }
-    let context = Context::create();
     let buffer =
-        MemoryBuffer::create_from_memory_range_copy(&bitcode, &job.input.display().to_string());
+        MemoryBuffer::create_from_memory_range_copy(&bitcode, &input.display().to_string());
     let module = context.create_module_from_ir(buffer).map_err(|e| {
         let msg = e.to_string();
         let first = msg
@@ -143,27 +146,74 @@ fn in_process(job: &Job) -> Result<()> {
             .to_string();
         anyhow!(
             "cannot parse {} as LLVM IR: {first}; give valid LLVM 19 IR or bitcode",
-            job.input.display()
+            input.display()
         )
     })?;
     let triple = module.get_triple().as_str().to_string_lossy().into_owned();
     if !is_nvptx(&triple) {
         bail!(
             "{} is a module for '{}', not NVPTX; give a device-side module (triple nvptx64-nvidia-cuda), e.g. from clang --cuda-device-only -emit-llvm",
-            job.input.display(),
+            input.display(),
             if triple.is_empty() { "<no triple>" } else { &triple }
         );
     }
-    let first_line = |e: inkwell::support::LLVMString| {
-        e.to_string()
-            .lines()
-            .next()
-            .unwrap_or("verifier failed")
-            .to_string()
-    };
     if let Err(e) = module.verify() {
-        bail!("{} is not valid IR: {}", job.input.display(), first_line(e));
+        bail!("{} is not valid IR: {}", input.display(), first_line(e));
     }
+    Ok(module)
+}
+
+/// The module to analyse for `job`, parsed into `context`: a `.ll`/`.bc`
+/// input as it is; a `.cu` compiled by clang alone (no plugin) to device
+/// IR in `tmp`, with the launch shapes of its host code added to `opts`.
+pub(crate) fn device_module<'c>(
+    job: &Job,
+    context: &'c Context,
+    tmp: &Path,
+    opts: &mut Options,
+) -> Result<Module<'c>> {
+    crate::output::check_input(&job.input)?;
+    if is_ir(&job.input) {
+        return parse_module(context, &job.input);
+    }
+    let (clang, cuda) = find_tools(job)?;
+    add_host_launches(&job.input, opts);
+    let ir = tmp.join("device.bc");
+    let mut cmd = clang_command(job, &clang.path, &cuda.path);
+    // Parameter names, so that --kernel-arg can name them.
+    cmd.args([
+        "--cuda-device-only",
+        "-c",
+        "-emit-llvm",
+        "-fno-discard-value-names",
+        "-o",
+    ])
+    .arg(&ir)
+    .arg(&job.input);
+    match toolchain::run(&mut cmd, job.verbose)? {
+        toolchain::Ended::Ok => parse_module(context, &ir),
+        toolchain::Ended::Failed => {
+            bail!(
+                "clang failed on {} (its errors are above)",
+                job.input.display()
+            )
+        }
+        toolchain::Ended::Crashed(sig) => {
+            bail!("clang crashed (signal {sig}) on {}", job.input.display())
+        }
+    }
+}
+
+fn in_process(job: &Job) -> Result<()> {
+    if job.kind == Output::Object {
+        bail!(
+            "-c needs a .cu input (objects embed host code); {} is IR",
+            job.input.display()
+        );
+    }
+    let opts = job.options.clone();
+    let context = Context::create();
+    let module = parse_module(&context, &job.input)?;
     // Whether the user's module carries debug info (then only the keys are
     // removed from the PTX, not the user's line table).
     let had_debug = module.get_global_metadata_size("llvm.dbg.cu") > 0;

@@ -13,7 +13,9 @@ mod args;
 mod compile;
 mod fatal;
 mod launch;
+mod locality;
 mod output;
+mod plot;
 mod toolchain;
 
 use std::io::Write as _;
@@ -27,6 +29,8 @@ fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let result = if argv.first().is_some_and(|a| a == "apply") {
         apply::run(&argv[1..]).map(|()| ExitCode::SUCCESS)
+    } else if argv.first().is_some_and(|a| a == "locality") {
+        locality::run(&argv[1..]).map(|()| ExitCode::SUCCESS)
     } else {
         compile(&argv)
     };

@@ -23,6 +23,7 @@ use crate::options::{ArgRef, Dim3, Options};
 use crate::policy::{decide, Decision, Policy, Verdict};
 use crate::report::{KernelReport, LoadReport, Report, SkippedLoad};
 use crate::sm_model::{simulate, KernelInputs};
+use crate::trace::Trace;
 use crate::traffic::{block_traffic, mean, Traffic};
 
 /// clang 19's default CUDA arch, used when neither the user nor the module names one.
@@ -236,6 +237,9 @@ struct Setting<'m> {
     kernel_fns: Vec<Value>,
     invariant_kind: u32,
     globals: HashMap<Value, u32>,
+    /// Whether to run the kernel-level model whatever the policy and keep
+    /// each kernel's trace (the `locality` subcommand).
+    keep_traces: bool,
 }
 
 /// One function's analysis: its report entry and its loads' keys and decisions.
@@ -247,9 +251,34 @@ struct UnitResult {
     /// Evaluated loads with the paper's verdicts (conservative,
     /// aggressive), for the kernel-level model.
     traced: Vec<(TracedLoad, [Decision; 2])>,
+    /// The kernel's whole-SM trace, when the setting keeps traces.
+    trace: Option<Trace>,
+}
+
+/// One kernel's whole-SM access trace (design.md §6), with its names.
+pub struct KernelTrace {
+    /// Demangled, as the report names the kernel.
+    pub name: String,
+    pub symbol: String,
+    pub trace: Trace,
 }
 
 pub fn analyze(module: Module, opts: &Options) -> Analysis {
+    analyze_keeping(module, opts, false).0
+}
+
+/// The analysis, and with it every kernel's whole-SM trace: the
+/// kernel-level model runs whatever the policy (its choices still apply
+/// only under `auto`).
+pub fn kernel_traces(module: Module, opts: &Options) -> (Analysis, Vec<KernelTrace>) {
+    analyze_keeping(module, opts, true)
+}
+
+fn analyze_keeping(
+    module: Module,
+    opts: &Options,
+    keep_traces: bool,
+) -> (Analysis, Vec<KernelTrace>) {
     let mut warnings = Vec::new();
     let arch = resolve_arch(module, opts, &mut warnings);
     let model = opts.model.unwrap_or_else(|| arch.default_model());
@@ -276,6 +305,7 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
         kernel_fns: kernels.iter().map(|k| k.function).collect(),
         invariant_kind: module.md_kind("invariant.load"),
         globals: module.globals().into_iter().zip(0..).collect(),
+        keep_traces,
     };
     module_warnings(&set, &kernels, &mut warnings);
     let mut report = Report {
@@ -289,10 +319,18 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
     };
     let (mut decided, mut keyed, mut kernel_functions) = (Vec::new(), Vec::new(), Vec::new());
     let mut next_key = 0u32;
+    let mut traces = Vec::new();
     for unit in units(module, &kernels, opts) {
-        let Some(done) = analyze_unit(&set, &unit, &mut next_key, &mut warnings) else {
+        let Some(mut done) = analyze_unit(&set, &unit, &mut next_key, &mut warnings) else {
             continue;
         };
+        if let Some(trace) = done.trace.take() {
+            traces.push(KernelTrace {
+                name: done.report.name.clone(),
+                symbol: done.report.symbol.clone(),
+                trace,
+            });
+        }
         let index = report.kernels.len();
         decided.extend(
             done.decided
@@ -304,13 +342,14 @@ pub fn analyze(module: Module, opts: &Options) -> Analysis {
         kernel_functions.push(unit.function);
     }
     report.warnings = warnings;
-    Analysis {
+    let analysis = Analysis {
         report,
         kernel_functions,
         decided,
         keyed,
         arch,
-    }
+    };
+    (analysis, traces)
 }
 
 /// Warnings about the module as a whole: no kernels, argument names that
@@ -424,6 +463,7 @@ fn analyze_unit(
         keyed: Vec::new(),
         decided: Vec::new(),
         traced: Vec::new(),
+        trace: None,
     };
     for read in loads {
         let key = *next_key;
@@ -432,7 +472,7 @@ fn analyze_unit(
     }
     // The kernel-level model runs under `auto` (issue 7; not yet the
     // default, so that the other policies cost what they did).
-    if unit.is_kernel && set.opts.policy == Policy::Auto {
+    if unit.is_kernel && (set.opts.policy == Policy::Auto || set.keep_traces) {
         walk.model_kernel(&mut out, warnings);
     }
     Some(out)
@@ -485,6 +525,9 @@ impl Walk<'_> {
             }
         };
         out.report.simulated = Some(result.simulated);
+        if set.keep_traces {
+            out.trace = Some(result.trace);
+        }
         for (entry, (model, cache)) in result.loads {
             let auto = set.opts.policy == Policy::Auto;
             let report = &mut out.report.loads[entry];

@@ -167,6 +167,24 @@ pub fn run(module: ir::Module, mode: Mode, opts: &Options) -> Result<Outcome, Er
     })
 }
 
+/// Every kernel's whole-SM access trace (the kernel-level model's, design.md
+/// §6), for the locality curves, with the analysis' report; the module is
+/// not changed.
+pub fn kernel_traces(
+    module: &inkwell::module::Module,
+    opts: &Options,
+) -> Result<(Report, Vec<analysis::KernelTrace>), Error> {
+    // SAFETY: the inkwell module outlives this call and is not disposed by it.
+    let m = unsafe { ir::Module::from_raw(module.as_mut_ptr()) };
+    let triple = m.triple();
+    if !is_nvptx(&triple) {
+        return Err(Error::WrongTarget { triple });
+    }
+    analysis::check_arch(m, opts)?;
+    let (analysis, traces) = analysis::kernel_traces(m, opts);
+    Ok((analysis.report, traces))
+}
+
 /// Writes a report to a file, or to stderr when no file is given.
 pub fn write_report(
     report: &Report,

@@ -44,6 +44,8 @@ pub struct SmResult {
     pub simulated: Simulated,
     /// Per report entry: its figures and whether `auto` caches it.
     pub loads: HashMap<usize, (LoadModel, bool)>,
+    /// The simulated trace (for the locality curves).
+    pub trace: Trace,
 }
 
 pub fn simulate(k: &KernelInputs) -> Result<SmResult, String> {
@@ -117,6 +119,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, String> {
             thread_accesses: trace.thread_accesses(),
             truncated: trace.truncated.clone(),
         },
+        trace,
     })
 }
 
