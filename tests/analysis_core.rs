@@ -132,7 +132,15 @@ fn file_check(output: &str, checks: &[Directive]) -> Result<(), String> {
 }
 
 /// The report `print<gpucc-cache<params>>` writes for `file` (stderr).
+/// These files test the paper's per-load analysis, so a run that names no
+/// policy runs `conservative` (the default, `auto`, is the kernel-level
+/// model's, tested in `tests/kernel_model.rs`).
 fn print_report(file: &Path, params: &str) -> Result<String, String> {
+    let params = if params.contains("policy=") {
+        params.to_string()
+    } else {
+        format!("policy=conservative;{params}")
+    };
     let out = common::run(
         Command::new("opt-19")
             .arg(format!("-load-pass-plugin={}", common::plugin().display()))

@@ -16,6 +16,7 @@ use common::*;
 use gpucc_cache_pass::ptx::normalized;
 
 const POLICIES: &[&str] = &[
+    "auto",
     "conservative",
     "aggressive",
     "cache-all",

@@ -465,7 +465,7 @@ fn driver_default_output_sits_next_to_the_input() {
     assert!(ok, "{err}");
     assert!(dir.path().join("kernel.ptx").is_file());
     assert!(
-        err.contains("gpucc-cache: arch sm_80, model sectored, policy conservative"),
+        err.contains("gpucc-cache: arch sm_80, model sectored, policy auto"),
         "{err}"
     );
 }

@@ -42,6 +42,7 @@ use common::*;
 use gpucc_cache_pass::ptx::{normalized, target};
 
 const POLICIES: &[&str] = &[
+    "auto",
     "conservative",
     "aggressive",
     "cache-all",

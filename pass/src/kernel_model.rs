@@ -12,8 +12,8 @@
 //! Pure: trace, L1 configuration and the paper's verdicts in; figures and
 //! choices out. No IR, no report text.
 
-use crate::l1sim::{InstResult, L1Config, L1Error, L1};
-use crate::trace::{Kind, Trace};
+use crate::l1sim::{Fill, InstResult, L1Config, L1Error, Requests, L1};
+use crate::trace::{Kind, Trace, UNKNOWN_REGION};
 
 /// Passes of single-load flips `auto` makes at most.
 pub const MAX_PASSES: u32 = 3;
@@ -67,9 +67,11 @@ pub fn model(
             .map(|i| v.get(i).copied().flatten().unwrap_or(default) && l1_usable)
             .collect()
     };
+    let requests = l1.requests(trace)?;
     let mut search = Search {
         l1: &mut l1,
         trace,
+        requests: &requests,
         simulations: 0,
     };
     let all = search.bytes(&vec![l1_usable; n])?;
@@ -86,9 +88,26 @@ pub fn model(
         .min_by_key(|s| s.0)
         .expect("three starts");
     if l1_usable {
-        (best, auto) = search.improve(best, auto)?;
+        // A load whose every lane address is a synthetic unknown can hit
+        // nothing, so caching it only adds lines no one reuses: under LRU
+        // that never lowers another access's hits (an LRU hit is a stack
+        // distance below the capacity, and extra lines only lengthen
+        // distances), and under line fill it also fetches whole lines.
+        // It is bypassed, and the search leaves it there.
+        let unknown = search.unknown_only();
+        if unknown.iter().any(|&i| auto[i]) {
+            let mut pinned = auto.clone();
+            for &i in &unknown {
+                pinned[i] = false;
+            }
+            let b = search.bytes(&pinned)?;
+            if b <= best {
+                (best, auto) = (b, pinned);
+            }
+        }
+        (best, auto) = search.improve(best, auto, &unknown, config.fill == Fill::Line)?;
     }
-    let sim = search.l1.run(trace, &auto)?;
+    let sim = search.l1.run_requests(trace, &requests, &auto)?;
     Ok(KernelModel {
         bytes: PolicyBytes {
             auto: best,
@@ -106,19 +125,45 @@ pub fn model(
 struct Search<'a> {
     l1: &'a mut L1,
     trace: &'a Trace,
+    requests: &'a Requests,
     simulations: u32,
 }
 
 impl Search<'_> {
     fn bytes(&mut self, cached: &[bool]) -> Result<u64, L1Error> {
         self.simulations += 1;
-        Ok(self.l1.run(self.trace, cached)?.loads.l2_bytes)
+        Ok(self
+            .l1
+            .run_requests(self.trace, self.requests, cached)?
+            .loads
+            .l2_bytes)
     }
 
-    /// Single-load flips while the total drops.
-    fn improve(&mut self, mut best: u64, mut auto: Vec<bool>) -> Result<(u64, Vec<bool>), L1Error> {
+    /// The executed loads whose every lane address is a synthetic unknown.
+    fn unknown_only(&self) -> Vec<usize> {
+        let n = self.trace.instructions.len();
+        let (mut seen, mut known) = (vec![false; n], vec![false; n]);
+        for e in &self.trace.events {
+            let i = e.inst as usize;
+            seen[i] = true;
+            known[i] |= !e.unknown || self.trace.lanes(e).iter().any(|&a| a < UNKNOWN_REGION);
+        }
+        (0..n)
+            .filter(|&i| self.trace.instructions[i].kind == Kind::Load && seen[i] && !known[i])
+            .collect()
+    }
+
+    /// Single-load flips while the total drops, then (under line fill) pairs;
+    /// the loads in `pinned` stay as they are.
+    fn improve(
+        &mut self,
+        mut best: u64,
+        mut auto: Vec<bool>,
+        pinned: &[usize],
+        line_fill: bool,
+    ) -> Result<(u64, Vec<bool>), L1Error> {
         let decided: Vec<usize> = (self.trace.instructions.iter().enumerate())
-            .filter(|(i, ins)| ins.kind == Kind::Load && self.executed(*i))
+            .filter(|(i, ins)| ins.kind == Kind::Load && self.executed(*i) && !pinned.contains(i))
             .map(|(i, _)| i)
             .collect();
         for _ in 0..MAX_PASSES {
@@ -137,13 +182,18 @@ impl Search<'_> {
                 break;
             }
         }
+        if !line_fill {
+            return Ok((best, auto));
+        }
         self.pairs(best, auto, &decided)
     }
 
     /// Two bypassed loads cached together (`rec[i].a`, `rec[i].b`): under
     /// line fill neither pays alone (its fill equals its uncached
-    /// segments), so single flips never find the pair. At most
-    /// [`MAX_PAIRS`] pairs are tried.
+    /// segments), so single flips never find the pair. Under sector fill a
+    /// bypassing load still hits sectors that are present
+    /// (`.L1::no_allocate`), so caching the first alone already pays and
+    /// pairs are not tried. At most [`MAX_PAIRS`] pairs are tried.
     fn pairs(
         &mut self,
         mut best: u64,

@@ -342,6 +342,38 @@ impl L1 {
     /// `Kind::Load` instruction `i` allocates in L1; an index past its end
     /// takes `default_load_allocates`, as `Kind::FixedLoad` always does.
     pub fn run(&mut self, trace: &Trace, cached: &[bool]) -> Result<Simulation, L1Error> {
+        let requests = self.requests(trace)?;
+        self.run_requests(trace, &requests, cached)
+    }
+
+    /// Every event's line requests, coalesced once for any number of runs
+    /// over the same trace ([`L1::run_requests`]): `auto` replays one trace
+    /// under many decisions, and coalescing is a large share of a replay.
+    pub fn requests(&mut self, trace: &Trace) -> Result<Requests, L1Error> {
+        let mut out = Requests {
+            requests: Vec::with_capacity(trace.events.len() * 4),
+            ends: Vec::with_capacity(trace.events.len()),
+        };
+        for (n, event) in trace.events.iter().enumerate() {
+            let start = event.start as usize;
+            let lanes = (trace.addresses.get(start..start + event.lanes as usize))
+                .ok_or(L1Error::LanesOutOfRange { event: n })?;
+            self.coalescer
+                .coalesce(lanes, event.bytes, &self.cache.geometry);
+            out.requests.extend_from_slice(&self.coalescer.requests);
+            out.ends.push(out.requests.len() as u32);
+        }
+        Ok(out)
+    }
+
+    /// [`L1::run`] with the trace's requests already coalesced by
+    /// [`L1::requests`] on an L1 of the same geometry.
+    pub fn run_requests(
+        &mut self,
+        trace: &Trace,
+        requests: &Requests,
+        cached: &[bool],
+    ) -> Result<Simulation, L1Error> {
         self.cache.reset();
         let default = self.config.default_load_allocates;
         let actions: Vec<Action> = (trace.instructions.iter().enumerate())
@@ -353,33 +385,37 @@ impl L1 {
             })
             .collect();
         let mut results = vec![InstResult::default(); actions.len()];
-        for (n, event) in trace.events.iter().enumerate() {
+        let mut start = 0;
+        for (n, (event, &end)) in trace.events.iter().zip(&requests.ends).enumerate() {
             let inst = event.inst as usize;
             let action = *(actions.get(inst)).ok_or(L1Error::UnknownInstruction {
                 event: n,
                 inst: event.inst,
             })?;
-            let start = event.start as usize;
-            let lanes = (trace.addresses.get(start..start + event.lanes as usize))
-                .ok_or(L1Error::LanesOutOfRange { event: n })?;
-            self.coalescer
-                .coalesce(lanes, event.bytes, &self.cache.geometry);
             let who = Filler {
                 inst: event.inst,
                 block: event.block,
                 warp: event.warp,
             };
-            self.replay(action, who, &mut results[inst]);
+            let these = &requests.requests[start..end as usize];
+            start = end as usize;
+            self.replay(these, action, who, &mut results[inst]);
         }
         Ok(self.summarize(&actions, results))
     }
 
     /// Applies the coalesced requests of one event of `who` to the cache.
-    fn replay(&mut self, action: Action, who: Filler, result: &mut InstResult) {
+    fn replay(
+        &mut self,
+        requests: &[Request],
+        action: Action,
+        who: Filler,
+        result: &mut InstResult,
+    ) {
         // Tallied per event, then added once: the counters stay in registers.
         let mut sectors = 0;
         let mut tally = Tally::default();
-        for &request in &self.coalescer.requests {
+        for &request in requests {
             sectors += count(request.sectors);
             tally += match action {
                 Action::Load(allocate) => self.cache.load(request, who, allocate, &mut result.from),
@@ -388,7 +424,7 @@ impl L1 {
             };
         }
         let counts = &mut result.counts;
-        counts.requests += self.coalescer.requests.len() as u64;
+        counts.requests += requests.len() as u64;
         counts.sectors += sectors;
         counts.hits += tally.hits;
         counts.misses += sectors - tally.hits;
@@ -412,6 +448,13 @@ impl L1 {
         sim.instructions = instructions;
         sim
     }
+}
+
+/// The coalesced line requests of a trace's events, in event order.
+pub struct Requests {
+    requests: Vec<Request>,
+    /// Per event, the end of its requests in `requests`.
+    ends: Vec<u32>,
 }
 
 /// One-shot form of [`L1::run`].

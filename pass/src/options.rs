@@ -146,7 +146,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            policy: Policy::Conservative,
+            policy: Policy::Auto,
             block: None,
             grid: None,
             kernel_blocks: Vec::new(),
