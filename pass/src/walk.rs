@@ -30,9 +30,9 @@
 use std::collections::HashMap;
 
 use crate::address::Cond;
-use crate::evaluate::{eval, eval_cond, thread_coords, Env, Standin};
+use crate::evaluate::{eval, eval_cond, thread_coords, Env, Specialiser, Standin};
 use crate::geometry::Dim3;
-use crate::program::{Exit, Program, Shape};
+use crate::program::{Exit, MemOp, Node, PhiDef, Program, Shape};
 use crate::trace::{Event, Instruction, Trace, UNKNOWN_REGION, UNKNOWN_SPACING};
 use crate::traffic::WARP_SIZE;
 
@@ -102,6 +102,7 @@ pub fn walk(
     launch: &Launch,
     budget: Budget,
 ) -> Trace {
+    let program = &specialise(program, launch);
     let shape = Shape::of(program);
     let guarded = guarded_sides(program, &shape);
     let mut walker = Walker {
@@ -141,6 +142,51 @@ pub fn walk(
     }
     trace.truncated = walker.truncated;
     trace
+}
+
+/// `program` with what the launch fixes (block and grid shape, argument
+/// values, pointer bases) folded into its expressions once, rather than
+/// per thread and step (`evaluate::Specialiser`; the values are the same).
+fn specialise(program: &Program, launch: &Launch) -> Program {
+    let env = Env::new(launch.block, launch.grid, launch.args.clone());
+    let mut s = Specialiser::new(&env);
+    let nodes = (program.nodes.iter())
+        .map(|n| Node {
+            phis: (n.phis.iter())
+                .map(|p| PhiDef {
+                    var: p.var,
+                    incoming: p.incoming.iter().map(|(b, e)| (*b, s.expr(e))).collect(),
+                })
+                .collect(),
+            ops: (n.ops.iter())
+                .map(|m| MemOp {
+                    address: s.expr(&m.address),
+                    ..m.clone()
+                })
+                .collect(),
+            exit: match &n.exit {
+                Exit::Branch {
+                    cond,
+                    then,
+                    otherwise,
+                } => Exit::Branch {
+                    cond: s.cond(cond),
+                    then: *then,
+                    otherwise: *otherwise,
+                },
+                Exit::Switch { on, cases, default } => Exit::Switch {
+                    on: s.expr(on),
+                    cases: cases.clone(),
+                    default: *default,
+                },
+                other => other.clone(),
+            },
+        })
+        .collect();
+    Program {
+        nodes,
+        vars: program.vars,
+    }
 }
 
 fn warps(program: &Program, launch: &Launch, instructions: usize) -> Vec<Warp> {
