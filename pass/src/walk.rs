@@ -84,6 +84,9 @@ struct Warp {
 /// A limit on blocks entered per warp: a loop without memory instructions
 /// whose exit the budget cannot see still ends.
 const MAX_STEPS: u64 = 1 << 20;
+/// Blocks entered by all warps together: bounds the walk's time (a loop
+/// nest without memory accesses costs steps but no thread-accesses).
+const MAX_TOTAL_STEPS: u64 = 1 << 16;
 
 struct Walker<'p> {
     program: &'p Program,
@@ -93,6 +96,7 @@ struct Walker<'p> {
     budget: Budget,
     next_unknown: u64,
     truncated: Option<String>,
+    total_steps: u64,
 }
 
 /// The trace of one SM running `program` under `launch`.
@@ -112,6 +116,7 @@ pub fn walk(
         budget,
         next_unknown: 0,
         truncated: None,
+        total_steps: 0,
     };
     let mut warps = warps(program, launch, instructions.len());
     let mut trace = Trace {
@@ -306,6 +311,13 @@ impl Walker<'_> {
                 }
             }
             w.steps += 1;
+            self.total_steps += 1;
+            if self.total_steps > MAX_TOTAL_STEPS {
+                self.truncated = Some(format!(
+                    "stopped after {MAX_TOTAL_STEPS} block entries of all warps (budget)"
+                ));
+                return None;
+            }
             if w.steps > MAX_STEPS {
                 self.truncated = Some(format!("a warp entered {MAX_STEPS} blocks"));
                 return None;
