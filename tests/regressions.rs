@@ -181,3 +181,103 @@ fn bad_environment_options_under_clang() {
     );
     assert!(err.lines().any(|l| l == "error: gpucc-cache: invalid value 'bogus' for policy: expected auto, conservative, aggressive, cache-all, cache-none, off"), "{err}");
 }
+
+/// Like `compile`, for another arch and without the PTX check's arch fixed.
+fn compile_for(file: &str, arch: &str, extra: &[&str]) -> (Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, ptx) = (dir.path().join("r.json"), dir.path().join("k.ptx"));
+    let input = testdata(file);
+    let report_file = format!("--cache-report-file={}", json.display());
+    let mut flags = vec!["--cache-report=json", &report_file];
+    flags.extend_from_slice(extra);
+    let (ok, err) = gpucc_to(&input, arch, &ptx, &flags);
+    assert!(ok, "{file}: {err}");
+    assert_ptxas_accepts(&ptx, arch);
+    let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (report, std::fs::read_to_string(&ptx).unwrap())
+}
+
+fn loads(unit: &Value) -> &Vec<Value> {
+    unit["loads"].as_array().unwrap()
+}
+
+#[test]
+fn read_only_loads_before_sm_70_are_not_the_models_to_choose() {
+    let (report, ptx) = compile_for("regress/readonly_old_arch.cu", "sm_52", &[]);
+    let k = unit(&report, "readonly_sum(");
+    for l in loads(k) {
+        assert!(l["in_kernel"].is_null(), "{l:#}");
+        assert_eq!(l["operator"], "ld.global.nc", "{l:#}");
+        let notes = l["notes"].to_string();
+        assert!(notes.contains("read-only load"), "{notes}");
+    }
+    assert_eq!(ptx.matches("ld.global.nc.f32").count(), 2, "{ptx}");
+    // From sm_70 the same loads may bypass as .nc.L1::no_allocate: the model decides them.
+    let (report, _) = compile_for("regress/readonly_old_arch.cu", "sm_90", &[]);
+    let k = unit(&report, "readonly_sum(");
+    assert!(loads(k).iter().all(|l| !l["in_kernel"].is_null()), "{k:#}");
+}
+
+#[test]
+fn copies_the_backend_turns_into_loops_are_left_alone() {
+    let (report, ptx) = compile_for("regress/big_copy.cu", "sm_52", &[]);
+    let k = unit(&report, "nudge(");
+    let skipped = k["skipped"].to_string();
+    assert!(
+        skipped.contains("copy of 188 B, which the backend turns into a byte loop (over 64 B)"),
+        "{skipped}"
+    );
+    // The one load decided is the 4-byte t.v[0]; the byte loop stays plain.
+    assert_eq!(loads(k).len(), 1, "{k:#}");
+    assert!(ptx.contains("ld.global.u8"), "{ptx}");
+    assert!(
+        !ptx.contains("ld.global.cg.u8") && !ptx.contains("ld.global.ca.u8"),
+        "{ptx}"
+    );
+}
+
+#[test]
+fn an_argument_nobody_gave_invents_no_reuse() {
+    let flags = ["--block-dim=16x16", "--grid-dim=256x256"];
+    let (report, ptx) = compile_for("regress/unknown_width.cu", "sm_52", &flags);
+    let k = unit(&report, "scale2d(");
+    let model = &loads(k)[0]["in_kernel"];
+    // Rows y * w collapse onto one row if w reads as 0: 112 of 128 hits before.
+    assert_eq!(model["hits"], 0, "{model:#}");
+    assert_eq!(loads(k)[0]["decision"], "bypass", "{k:#}");
+    // A pure shift by an unknown keeps the reuse between the two loads.
+    let k = unit(&report, "pairs(");
+    let second = &loads(k)[1]["in_kernel"];
+    assert!(second["hits"].as_u64().unwrap() > 0, "{k:#}");
+    let text = ptx.split(".entry").find(|e| e.contains("scale2d")).unwrap();
+    assert!(!text.contains("ld.global.ca"), "{text}");
+}
+
+#[test]
+fn the_entry_test_of_a_rotated_loop_guards_its_body() {
+    let (report, _) = compile_for("regress/rotated_loop.cu", "sm_70", &["--kernel-arg=n=100"]);
+    let l = &loads(unit(&report, "copy_strided("))[0];
+    assert_eq!(l["active_threads"], 100, "{l:#}");
+    assert_eq!(l["guards"][0], "tid.x < 100", "{l:#}");
+}
+
+#[test]
+fn the_models_choice_stands_where_the_sampled_block_runs_no_thread() {
+    // One thread a block: the paper's sampled block decides nothing, the
+    // model sees 32 blocks; what it simulated is what the PTX says.
+    let (report, ptx) = compile_for("corpus/stencil1d_radius.cu", "sm_61", &["--block-dim=1"]);
+    let k = &report["kernels"][0];
+    let mut cached = 0;
+    for l in loads(k) {
+        let Some(model) = l["in_kernel"]["model"].as_str() else {
+            continue;
+        };
+        assert_eq!(l["decision"], model, "{l:#}");
+        if model == "cache" {
+            assert_eq!(l["operator"], "ld.global.ca", "{l:#}");
+            cached += l["ptx_loads"].as_u64().unwrap() as usize;
+        }
+    }
+    assert!(cached > 0, "{k:#}");
+    assert_eq!(ptx.matches("ld.global.ca").count(), cached, "{ptx}");
+}

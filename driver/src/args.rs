@@ -30,7 +30,7 @@ use gpucc_cache_pass::ReportFormat;
                   'gpucc-cache apply KEYED.ptx -o OUT.ptx' finishes the plugin's lower=keys route (each takes --help)."
 )]
 struct Own {
-    /// conservative | aggressive | cache-all | cache-none | off
+    /// auto (default: the kernel-level model) | conservative | aggressive | cache-all | cache-none | off
     #[arg(long, value_name = "POLICY")]
     cache_policy: Option<String>,
     /// Threads per block, X[xY[xZ]] (default: reqntid, else __launch_bounds__, else 256)

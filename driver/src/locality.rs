@@ -116,6 +116,7 @@ fn pick<'t>(
     traces: &'t [KernelTrace],
     wanted: Option<&str>,
     names: &[String],
+    warnings: &[String],
 ) -> Result<&'t KernelTrace> {
     let short = |n: &str| n.split('(').next().unwrap_or(n).to_string();
     let list = names
@@ -138,7 +139,11 @@ fn pick<'t>(
         return Ok(t);
     }
     if names.iter().any(|n| n == w || short(n) == w) {
-        bail!("kernel '{w}' has no trace: the kernel-level model could not run on it (see the warnings above)");
+        let why = (warnings.iter())
+            .find(|m| m.contains("no kernel-level model"))
+            .and_then(|m| m.split("no kernel-level model: ").nth(1))
+            .unwrap_or("see the warnings of a compile");
+        bail!("kernel '{w}' has no trace: the kernel-level model could not run on it ({why})");
     }
     bail!("no kernel named '{w}' in the input; its kernels: {list}")
 }
@@ -199,6 +204,15 @@ pub fn run(args: &[String]) -> Result<()> {
         if out.is_dir() {
             bail!("{flag}={} is a directory; give a file name", out.display());
         }
+        // Checked before the minutes a model may take, not after.
+        let parent = out.parent().filter(|p| !p.as_os_str().is_empty());
+        if parent.is_some_and(|p| !p.is_dir()) {
+            bail!(
+                "{flag}={}: the directory {} does not exist; create it or give another path",
+                out.display(),
+                parent.map(|p| p.display().to_string()).unwrap_or_default()
+            );
+        }
     }
     if let (Some(c), Some(s)) = (&req.csv, &req.svg) {
         if crate::output::same_file(c, s) || c == s {
@@ -214,14 +228,15 @@ pub fn run(args: &[String]) -> Result<()> {
     let module = crate::compile::device_module(&job, &context, tmp.path(), &mut opts)?;
     let (report, traces) =
         gpucc_cache_pass::kernel_traces(&module, &opts).map_err(|e| anyhow!("{e}"))?;
-    for w in &report.warnings {
-        eprintln!("gpucc-cache: warning: {w}");
-    }
     let names: Vec<String> = (report.kernels.iter())
         .filter(|k| k.kind == "kernel")
         .map(|k| k.name.clone())
         .collect();
-    let kt = pick(&traces, req.kernel.as_deref(), &names)?;
+    // An error is the one line printed; the warnings follow a kernel found.
+    let kt = pick(&traces, req.kernel.as_deref(), &names, &report.warnings)?;
+    for w in &report.warnings {
+        eprintln!("gpucc-cache: warning: {w}");
+    }
     if kt.trace.events.is_empty() {
         bail!(
             "kernel {} makes no global memory access the model could trace, so it has no curves",

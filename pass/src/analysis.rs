@@ -361,17 +361,41 @@ fn module_warnings(set: &Setting, kernels: &[Kernel], warnings: &mut Vec<String>
                 .into(),
         );
     }
+    // An argument value no kernel can use is said, not silently dropped:
+    // only integer parameters take one (pointers get stand-in bases).
+    let integer = |p: &Value| p.ty().is_int();
     for (key, _) in &set.opts.kernel_args {
-        if let ArgRef::Name(n) = key {
-            let known = set
-                .kernel_fns
-                .iter()
-                .any(|k| k.params().iter().any(|p| p.name() == *n));
-            if !known {
-                warnings.push(format!(
-                    "kernel argument '{n}' matches no kernel parameter name (names need a .cu input or \
-                     -fno-discard-value-names; or give the index instead)"
-                ));
+        let params = || set.kernel_fns.iter().flat_map(|k| k.params());
+        match key {
+            ArgRef::Name(n) => {
+                let named: Vec<Value> = params().filter(|p| p.name() == *n).collect();
+                if named.is_empty() {
+                    warnings.push(format!(
+                        "kernel argument '{n}' matches no kernel parameter name (names need a .cu input or \
+                         -fno-discard-value-names; or give the index instead)"
+                    ));
+                } else if !named.iter().any(integer) {
+                    warnings.push(format!(
+                        "kernel argument '{n}' names no integer parameter; its value is ignored \
+                         (only integer arguments take --kernel-arg values)"
+                    ));
+                }
+            }
+            ArgRef::Index(i) => {
+                let at: Vec<Value> = (set.kernel_fns.iter())
+                    .filter_map(|k| k.params().get(*i as usize).copied())
+                    .collect();
+                if at.is_empty() {
+                    warnings.push(format!(
+                        "kernel argument index {i} is past every kernel's parameters; its value is ignored \
+                         (indices count from 0)"
+                    ));
+                } else if !at.iter().any(integer) {
+                    warnings.push(format!(
+                        "kernel argument index {i} is no integer parameter; its value is ignored \
+                         (only integer arguments take --kernel-arg values)"
+                    ));
+                }
             }
         }
     }
@@ -532,8 +556,10 @@ impl Walk<'_> {
             let auto = set.opts.policy == Policy::Auto;
             let report = &mut out.report.loads[entry];
             report.in_kernel = Some(model);
-            let decided = matches!(report.decision.as_str(), "cache" | "bypass");
-            if !auto || !decided {
+            // Under auto the model's choice stands for every load it saw
+            // executed (`result.loads` holds only those), also where the
+            // paper's sampled block ran no thread of the load.
+            if !auto {
                 continue;
             }
             let decision = if cache {
@@ -561,10 +587,17 @@ impl Walk<'_> {
                     key.decision = decision;
                 }
             }
-            for d in out.decided.iter_mut() {
-                if d.load == load {
-                    d.op = op;
+            match out.decided.iter_mut().find(|d| d.load == load) {
+                Some(d) => d.op = op,
+                None if !Read::of(load, &set.layout).is_some_and(|r| r.is_copy) => {
+                    out.decided.push(Decided {
+                        load,
+                        op,
+                        kernel: 0,
+                        entry,
+                    })
                 }
+                None => {}
             }
         }
     }
@@ -647,7 +680,19 @@ impl Walk<'_> {
         let decision = verdict.decision;
         out.keyed.push((load, Key { id: key, decision }));
         let entry = out.report.loads.len() - 1;
-        out.traced.push((TracedLoad { load, entry }, paper));
+        // Only a load whose operator a decision can change is the model's
+        // to choose; the rest (a read-only `.nc` load before sm_70) run in
+        // the simulation as they are.
+        let switchable = operator_for(Decision::Cache, set.arch, set.ptx, read_only)
+            != operator_for(Decision::Bypass, set.arch, set.ptx, read_only);
+        if switchable {
+            out.traced.push((TracedLoad { load, entry }, paper));
+        } else if let Some(l) = out.report.loads.last_mut() {
+            l.notes.push(format!(
+                "read-only load: {} keeps its path on {}; no decision changes it",
+                l.operator, set.arch
+            ));
+        }
         if decision != Decision::Default && !read.is_copy {
             out.decided.push(Decided {
                 load,

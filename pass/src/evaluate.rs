@@ -105,7 +105,17 @@ pub fn eval(e: &Expr, env: &Env) -> Option<i64> {
             None => env.standin.value(*index, false),
         },
         // Slots above the arguments' (at most 0x400 of those are told apart).
-        Expr::Uniform { id, pointer, .. } => env.standin.value(0x200 + id, *pointer),
+        // A value loaded from a block-uniform address: blocks that read it
+        // at different addresses get different stand-ins, so that the walk
+        // does not make their accesses coincide.
+        Expr::Uniform { id, pointer, from } => {
+            let at = match env.standin {
+                Standin::Absent => 0,
+                _ => eval(from, env).map_or(0, |a| (a as u64).wrapping_mul(0x9E37_79B9) >> 7),
+            };
+            env.standin
+                .value(0x200 + ((id.wrapping_add(at as u32)) % 0x200), *pointer)
+        }
         Expr::Base(b) => Some(b.address()),
         Expr::Bin { op, lhs, rhs, bits } => match (eval(lhs, env), eval(rhs, env)) {
             (Some(a), Some(b)) => apply_bin(*op, a, b, *bits),

@@ -25,8 +25,17 @@ pub enum Skip {
     Space(&'static str),
     NotProvablyGlobal,
     RuntimeLength,
+    /// A copy the backend expands into a loop (see `COPY_LOOP_BYTES`).
+    CopyLoop(u64),
     Unsized,
 }
+
+/// The longest copy the NVPTX backend expands into straight-line loads; a
+/// longer one becomes a byte loop whose loads carry no key, so no decision
+/// could reach them. Measured with clang 19.1 (Debian) on sm_52 for a
+/// float-aligned struct copy: 64 B became 16 `ld.global.f32`, 68 B a loop of
+/// `ld.global.u8`.
+pub const COPY_LOOP_BYTES: u64 = 64;
 
 impl std::fmt::Display for Skip {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -36,6 +45,10 @@ impl std::fmt::Display for Skip {
             Skip::Space(s) => write!(f, "{s} memory"),
             Skip::NotProvablyGlobal => f.write_str("generic pointer not provably global"),
             Skip::RuntimeLength => f.write_str("copy of a runtime length"),
+            Skip::CopyLoop(n) => write!(
+                f,
+                "copy of {n} B, which the backend turns into a byte loop (over {COPY_LOOP_BYTES} B)"
+            ),
             Skip::Unsized => f.write_str("unsized type"),
         }
     }
@@ -248,9 +261,13 @@ impl Read {
         if self.inst.operand(3).const_int().unwrap_or(1) != 0 {
             return Err(Skip::Volatile);
         }
-        if self.bytes.is_none() {
+        let Some(bytes) = self.bytes else {
             return Err(Skip::RuntimeLength);
+        };
+        classify_pointer(self.ptr, kernels, whole_program)?;
+        if bytes > COPY_LOOP_BYTES {
+            return Err(Skip::CopyLoop(bytes));
         }
-        classify_pointer(self.ptr, kernels, whole_program)
+        Ok(())
     }
 }

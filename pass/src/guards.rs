@@ -115,7 +115,17 @@ impl Dominators {
         let mut out = Vec::new();
         let mut b = block;
         loop {
-            if let Some([p]) = self.preds.get(&b).map(Vec::as_slice) {
+            // The one edge into `b` from outside any loop `b` heads: the
+            // back edges come from blocks `b` dominates, so that edge is
+            // taken before every execution of `b` (a rotated loop's entry
+            // test, `for (i = tid; i < n; ...)` at -O3).
+            let mut entries =
+                (self.preds.get(&b).into_iter().flatten()).filter(|&&p| !self.dominates(b, p));
+            let entry = match (entries.next(), entries.next()) {
+                (Some(&p), None) => Some(p),
+                _ => None,
+            };
+            if let Some(p) = entry {
                 let guard = if let Some((cond, t, f)) = p.conditional_branch() {
                     (t != f).then(|| (folder.cond(cond), t == b))
                 } else if let Some((on, default, cases)) = p.switch() {

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use crate::address::{Context, Folder};
 use crate::control::program;
 use crate::geometry::Dim3;
-use crate::global_loads::{classify_pointer, Read};
+use crate::global_loads::{classify_pointer, Read, Skip};
 use crate::ir::{DataLayout, Opcode, Value};
 use crate::program::Program;
 use crate::trace::{Instruction, Kind};
@@ -84,7 +84,13 @@ fn access(
         if decided.contains_key(&inst) {
             return Some((Kind::Load, read.ptr, bytes));
         }
-        let plain = read.classify(scope.kernels, scope.whole_program).is_ok();
+        // A copy expanded into a byte loop still reads global memory, at
+        // the default operator.
+        let plain = match read.classify(scope.kernels, scope.whole_program) {
+            Ok(()) => true,
+            Err(Skip::CopyLoop(_)) => global(read.ptr),
+            Err(_) => false,
+        };
         return plain.then_some((Kind::FixedLoad, read.ptr, bytes));
     }
     match inst.opcode()? {

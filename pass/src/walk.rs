@@ -88,8 +88,27 @@ const MAX_STEPS: u64 = 1 << 20;
 /// nest without memory accesses costs steps but no thread-accesses).
 const MAX_TOTAL_STEPS: u64 = 1 << 16;
 
+/// How a memory instruction's address depends on stand-ins (integer
+/// arguments nobody gave, values loaded from block-uniform addresses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Standins {
+    None,
+    /// Read directly: evaluated at two stand-ins, the address is used only
+    /// if every thread's moves by the same amount (a shift of the whole
+    /// footprint); otherwise it is unknown per thread.
+    Direct,
+    /// Read through a loop variable, whose value only one stand-in gave:
+    /// unknown per thread.
+    ThroughVariable,
+}
+
 struct Walker<'p> {
     program: &'p Program,
+    standins: Vec<Standins>,
+    /// Per instruction: the shift of the first stand-in-dependent address,
+    /// and whether a later one moved by another amount.
+    shift: Vec<Option<i64>>,
+    varying: Vec<bool>,
     shape: Shape,
     /// For each branch node, the side an unknown condition takes.
     guarded: Vec<u32>,
@@ -109,8 +128,12 @@ pub fn walk(
     let program = &specialise(program, launch);
     let shape = Shape::of(program);
     let guarded = guarded_sides(program, &shape);
+    let standins = standin_uses(program, instructions.len());
     let mut walker = Walker {
         program,
+        standins,
+        shift: vec![None; instructions.len()],
+        varying: vec![false; instructions.len()],
         shape,
         guarded,
         budget,
@@ -135,6 +158,7 @@ pub fn walk(
                     "stopped after {} thread-accesses (budget)",
                     budget.accesses
                 ));
+                walker.forget_varying(&mut trace);
                 trace.truncated = walker.truncated;
                 return trace;
             }
@@ -145,8 +169,53 @@ pub fn walk(
             }
         }
     }
+    walker.forget_varying(&mut trace);
     trace.truncated = walker.truncated;
     trace
+}
+
+/// Whether `e` reads a stand-in, or a variable in `tainted`.
+fn reads_standin(e: &crate::address::E, tainted: &[bool]) -> (bool, bool) {
+    use crate::address::Expr;
+    let (mut direct, mut through) = (false, false);
+    e.visit(&mut |x| match x {
+        Expr::Arg { .. } | Expr::Uniform { .. } => direct = true,
+        Expr::Rec(v) if tainted.get(*v as usize).copied().unwrap_or(false) => through = true,
+        _ => {}
+    });
+    (direct, through)
+}
+
+/// Per instruction, how its address depends on stand-ins. After
+/// specialisation every `Arg` left is one nobody gave. A loop variable is
+/// tainted when some incoming value reads a stand-in or a tainted variable.
+fn standin_uses(program: &Program, instructions: usize) -> Vec<Standins> {
+    let mut tainted = vec![false; program.vars as usize];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for p in program.nodes.iter().flat_map(|n| n.phis.iter()) {
+            if tainted[p.var as usize] {
+                continue;
+            }
+            if p.incoming.iter().any(|(_, e)| {
+                let (d, t) = reads_standin(e, &tainted);
+                d || t
+            }) {
+                tainted[p.var as usize] = true;
+                changed = true;
+            }
+        }
+    }
+    let mut uses = vec![Standins::None; instructions];
+    for m in program.nodes.iter().flat_map(|n| n.ops.iter()) {
+        uses[m.inst as usize] = match reads_standin(&m.address, &tainted) {
+            (_, true) => Standins::ThroughVariable,
+            (true, false) => Standins::Direct,
+            (false, false) => Standins::None,
+        };
+    }
+    uses
 }
 
 /// `program` with what the launch fixes (block and grid shape, argument
@@ -272,6 +341,26 @@ fn reaches_forward(p: &Program, shape: &Shape, from: u32, to: u32) -> bool {
 }
 
 impl Walker<'_> {
+    /// Makes the addresses of instructions whose stand-in shift varied
+    /// unknown per thread: their stand-in addresses would invent reuse
+    /// (`out[y * w + x]` with `w` unknown reads as `out[x]` for every row).
+    fn forget_varying(&mut self, trace: &mut Trace) {
+        if !self.varying.iter().any(|&v| v) {
+            return;
+        }
+        for e in trace.events.iter_mut() {
+            if !self.varying[e.inst as usize] {
+                continue;
+            }
+            e.unknown = true;
+            let range = e.start as usize..(e.start + e.lanes) as usize;
+            for a in &mut trace.addresses[range] {
+                self.next_unknown += 1;
+                *a = UNKNOWN_REGION + self.next_unknown * UNKNOWN_SPACING;
+            }
+        }
+    }
+
     /// The warp's next memory event, its active lanes' addresses into
     /// `addresses`; `None` when the warp has finished.
     fn next_event(&mut self, w: &mut Warp, addresses: &mut Vec<u64>) -> Option<Event> {
@@ -281,10 +370,29 @@ impl Walker<'_> {
                 if let Some(m) = ops.get(*op) {
                     *op += 1;
                     let mut unknown = false;
+                    let uses = self.standins[m.inst as usize];
                     for &l in lanes.iter() {
                         let env = &mut w.lanes[l].env;
                         env.standin = Standin::Low;
-                        let a = eval(&m.address, env).map(|a| a as u64);
+                        let a = match uses {
+                            Standins::ThroughVariable => None,
+                            Standins::None => eval(&m.address, env),
+                            Standins::Direct => {
+                                let low = eval(&m.address, env);
+                                env.standin = Standin::High;
+                                let high = eval(&m.address, env);
+                                env.standin = Standin::Low;
+                                let shift = low.zip(high).map(|(l, h)| h.wrapping_sub(l));
+                                if let Some(shift) = shift {
+                                    let first = self.shift[m.inst as usize].get_or_insert(shift);
+                                    if shift != *first {
+                                        self.varying[m.inst as usize] = true;
+                                    }
+                                }
+                                low
+                            }
+                        }
+                        .map(|a| a as u64);
                         addresses.push(a.unwrap_or_else(|| {
                             unknown = true;
                             self.next_unknown += 1;
