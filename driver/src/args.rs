@@ -42,6 +42,10 @@ struct Own {
     /// Value of an integer kernel argument, by name or index (repeatable)
     #[arg(long, value_name = "NAME_OR_INDEX=VALUE")]
     kernel_arg: Vec<String>,
+    /// Bind a raw little-endian array FILE to a pointer kernel argument, by name or
+    /// index (repeatable): the model reads indices loaded from it (see `partition`)
+    #[arg(long, value_name = "NAME_OR_INDEX=FILE")]
+    kernel_data: Vec<String>,
     /// Evaluate N blocks spread over the grid and decide on the mean (needs --grid-dim)
     #[arg(long, value_name = "N")]
     sample_blocks: Option<String>,
@@ -71,6 +75,7 @@ const OWN_VALUED: &[&str] = &[
     "--block-dim",
     "--grid-dim",
     "--kernel-arg",
+    "--kernel-data",
     "--sample-blocks",
     "--cache-model",
     "--l1-size",
@@ -453,6 +458,9 @@ fn options(own: &Own, arch: Option<Arch>, clang: &[String]) -> Result<Options> {
     for ka in &own.kernel_arg {
         set("arg", Some(ka))?;
     }
+    for kd in &own.kernel_data {
+        set("data", Some(kd))?;
+    }
     if options.sample_blocks > 1 && options.grid.is_none() {
         bail!("--sample-blocks needs --grid-dim=X[xY[xZ]] to know where the blocks are");
     }
@@ -514,6 +522,7 @@ fn flag_name(option: &str) -> &str {
         "model" => "cache-model",
         "l1" => "l1-size",
         "arg" => "kernel-arg",
+        "data" => "kernel-data",
         other => other,
     }
 }

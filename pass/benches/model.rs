@@ -262,6 +262,7 @@ fn launch(trips: i64) -> Launch {
         }),
         blocks: (0..BLOCKS).map(|b| [b * SMS, 0, 0]).collect(),
         args: HashMap::from([(ARG_N, N), (ARG_T, trips)]),
+        memory: None,
     }
 }
 

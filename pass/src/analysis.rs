@@ -8,6 +8,7 @@
 //! changes the module.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use crate::address::{render, uniform_unknowns, Context, Expr, Folder, Known, Sreg, E};
 use crate::evaluate::{block_accesses, sample_blocks, Env, Shift};
@@ -19,6 +20,7 @@ use crate::kernel_trace::Scope;
 use crate::kernel_trace::TracedLoad;
 use crate::kernels::{demangle, find, BlockSource, Kernel};
 use crate::keys::Key;
+use crate::memory::Memory;
 use crate::options::{ArgRef, Dim3, Options};
 use crate::policy::{decide, Decision, Policy, Verdict};
 use crate::report::{KernelReport, LoadReport, Report, SkippedLoad};
@@ -399,6 +401,23 @@ fn module_warnings(set: &Setting, kernels: &[Kernel], warnings: &mut Vec<String>
             }
         }
     }
+    for d in &set.opts.kernel_data {
+        let pointer = |p: &Value| p.ty().is_pointer();
+        let binds = set.kernel_fns.iter().any(|k| {
+            let params = k.params();
+            match &d.arg {
+                ArgRef::Name(n) => params.iter().any(|p| p.name() == *n && pointer(p)),
+                ArgRef::Index(i) => params.get(*i as usize).is_some_and(pointer),
+            }
+        });
+        if !binds {
+            warnings.push(format!(
+                "kernel data {} binds no pointer parameter of any kernel; ignored (name a pointer \
+                 parameter, or give its index)",
+                d.path.display()
+            ));
+        }
+    }
     for k in kernels {
         if let Some(d) = k.reqntid.or(k.maxntid).filter(|d| !d.is_valid_block()) {
             warnings.push(format!(
@@ -415,6 +434,8 @@ struct Walk<'s> {
     set: &'s Setting<'s>,
     unit: &'s Unit,
     args: HashMap<u32, i64>,
+    /// Data the user bound to this kernel's pointer arguments.
+    memory: Option<Rc<Memory>>,
     known: Known,
     folder: Folder<'s>,
     doms: Dominators,
@@ -452,6 +473,10 @@ fn analyze_unit(
         ));
     }
     let args = argument_values(unit.function, set.opts);
+    let memory = (unit.is_kernel)
+        .then(|| Memory::for_kernel(unit.function, &set.opts.kernel_data))
+        .filter(|m| !m.is_empty())
+        .map(Rc::new);
     let mut walk = Walk {
         set,
         unit,
@@ -460,11 +485,16 @@ fn analyze_unit(
             layout: &set.layout,
             is_kernel: unit.is_kernel,
             globals: &set.globals,
+            bound: memory.as_ref().map(|m| m.bound()).unwrap_or_default(),
         }),
         doms: Dominators::of(unit.function),
         blocks: sample_blocks(unit.grid, set.opts.sample_blocks),
-        env: Env::new(unit.block, unit.grid, args.clone()),
+        env: Env {
+            memory: memory.clone(),
+            ..Env::new(unit.block, unit.grid, args.clone())
+        },
         args,
+        memory,
     };
     let mut out = UnitResult {
         report: KernelReport {
@@ -538,6 +568,7 @@ impl Walk<'_> {
             block: self.unit.block,
             grid: self.unit.grid,
             args: self.args.clone(),
+            memory: self.memory.clone(),
             loads: &out.traced,
             static_shared_bytes: static_shared_bytes(self.unit.function, &set.layout),
         };

@@ -15,6 +15,7 @@ use crate::address::{Cond, Expr, Sreg, Why, E};
 use crate::geometry::Dim3;
 use crate::guards::Guard;
 use crate::int::{apply_bin, apply_cast, compare, BinOp};
+use crate::memory::Memory;
 use crate::traffic::Access;
 
 /// The launch values one evaluation sees.
@@ -31,6 +32,8 @@ pub struct Env {
     /// The trace's per-thread phi variables (`Expr::Rec(n)` reads entry
     /// n; `None`: unknown). Empty in the per-load analysis.
     pub vars: Vec<Option<i64>>,
+    /// Kernel data the user bound (`Expr::Data` reads it).
+    pub memory: Option<Rc<Memory>>,
 }
 
 /// Stand-in values for the block-uniform unknowns of an address (integer
@@ -76,6 +79,7 @@ impl Env {
             args,
             standin: Standin::Absent,
             vars: Vec::new(),
+            memory: None,
         }
     }
 
@@ -144,6 +148,7 @@ pub fn eval(e: &Expr, env: &Env) -> Option<i64> {
         // The first iteration decides (ICS'12 §4).
         Expr::AddRec { start, .. } => eval(start, env),
         Expr::Rec(n) => env.vars.get(*n as usize).copied().flatten(),
+        Expr::Data { from, bytes } => env.memory.as_ref()?.read(eval(from, env)?, *bytes),
         Expr::Unknown(_) => None,
     }
 }
@@ -367,6 +372,22 @@ impl<'a> Specialiser<'a> {
             }
             // `eval` reads an add-recurrence at its start.
             Expr::AddRec { start, .. } => self.expr(start),
+            Expr::Data { from, bytes } => {
+                let from = self.expr(from);
+                let read = match (&*from, &self.env.memory) {
+                    (Expr::Const(a), Some(m)) => m.read(*a, *bytes),
+                    _ => None,
+                };
+                read.map_or_else(
+                    || {
+                        Rc::new(Expr::Data {
+                            from,
+                            bytes: *bytes,
+                        })
+                    },
+                    constant,
+                )
+            }
             _ => e.clone(),
         }
     }

@@ -44,7 +44,13 @@ pub struct Scope<'a> {
     pub whole_program: bool,
 }
 
-pub fn kernel_program(function: Value, loads: &[TracedLoad], scope: &Scope) -> KernelProgram {
+/// `bound`: the kernel parameters with bound data (`memory::Memory`).
+pub fn kernel_program(
+    function: Value,
+    loads: &[TracedLoad],
+    scope: &Scope,
+    bound: Vec<u32>,
+) -> KernelProgram {
     let decided: HashMap<Value, usize> = loads.iter().map(|l| (l.load, l.entry)).collect();
     let mut instructions = Vec::new();
     let mut entries = Vec::new();
@@ -52,6 +58,7 @@ pub fn kernel_program(function: Value, loads: &[TracedLoad], scope: &Scope) -> K
         layout: scope.layout,
         is_kernel: true,
         globals: scope.globals,
+        bound,
     });
     let mut memory = |inst: Value| {
         let (kind, ptr, bytes) = access(inst, &decided, scope)?;

@@ -30,6 +30,7 @@ pub mod keys;
 pub mod l1sim;
 pub mod locality;
 pub mod lower;
+pub mod memory;
 pub mod occupancy;
 pub mod options;
 pub mod plugin;

@@ -122,6 +122,10 @@ pub struct Options {
     pub model: Option<Model>,
     pub l1_bytes: Option<u64>,
     pub kernel_args: Vec<(ArgRef, i64)>,
+    /// Raw little-endian arrays bound to pointer arguments (`--kernel-data`,
+    /// `data=NAME=FILE`), read when an address depends on a value loaded
+    /// from them.
+    pub kernel_data: Vec<KernelData>,
     /// Blocks evaluated; 1 means block (0,0,0) only, as in the paper.
     pub sample_blocks: u32,
     pub report: ReportFormat,
@@ -155,6 +159,7 @@ impl Default for Options {
             model: None,
             l1_bytes: None,
             kernel_args: Vec::new(),
+            kernel_data: Vec::new(),
             sample_blocks: 1,
             report: ReportFormat::None,
             report_file: None,
@@ -251,6 +256,54 @@ pub fn parse_kernel_arg(option: &str, s: &str) -> Result<(ArgRef, i64), Error> {
     Ok((key, value))
 }
 
+/// A file of kernel data bound to a pointer argument.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelData {
+    pub arg: ArgRef,
+    pub path: PathBuf,
+    pub bytes: std::sync::Arc<Vec<u8>>,
+}
+
+/// The most bytes one kernel-data file may hold: the model keeps it whole
+/// in memory.
+pub const MAX_KERNEL_DATA: u64 = 1 << 30;
+
+/// `NAME=FILE` or `INDEX=FILE`, with the file read.
+pub fn parse_kernel_data(option: &str, s: &str) -> Result<KernelData, Error> {
+    let expected = "NAME=FILE or INDEX=FILE naming a raw little-endian array, e.g. col=col.i32";
+    let (k, path) = s
+        .split_once('=')
+        .filter(|(k, p)| !k.trim().is_empty() && !p.is_empty())
+        .ok_or_else(|| bad(option, s, expected))?;
+    let k = k.trim();
+    let arg = match k.parse::<u32>() {
+        Ok(i) => ArgRef::Index(i),
+        Err(_) if k.chars().all(|c| c.is_alphanumeric() || c == '_') => ArgRef::Name(k.into()),
+        Err(_) => return Err(bad(option, s, expected)),
+    };
+    let unreadable = |e: std::io::Error| {
+        bad(
+            option,
+            s,
+            &format!("a readable file ({path}: {e}); check the path"),
+        )
+    };
+    let size = std::fs::metadata(path).map_err(unreadable)?.len();
+    if size > MAX_KERNEL_DATA {
+        return Err(bad(
+            option,
+            s,
+            &format!("a file of at most 1 GiB ({path} has {size} bytes); bind a smaller array"),
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(unreadable)?;
+    Ok(KernelData {
+        arg,
+        path: PathBuf::from(path),
+        bytes: std::sync::Arc::new(bytes),
+    })
+}
+
 fn parse_flag(option: &str, value: &str) -> Result<bool, Error> {
     match value {
         "1" | "true" => Ok(true),
@@ -312,6 +365,7 @@ impl Options {
             }
             "l1" | "l1-size" => self.l1_bytes = Some(parse_bytes("l1", value)?),
             "arg" | "kernel-arg" => self.kernel_args.push(parse_kernel_arg("arg", value)?),
+            "data" | "kernel-data" => self.kernel_data.push(parse_kernel_data("data", value)?),
             "sample-blocks" => {
                 // Each sampled block is evaluated in full; the cap keeps
                 // the time and memory of a run bounded (4294967295 blocks
@@ -393,6 +447,13 @@ impl Options {
                 ArgRef::Name(n) => p.push(format!("arg={n}={v}")),
                 ArgRef::Index(i) => p.push(format!("arg={i}={v}")),
             }
+        }
+        for d in &self.kernel_data {
+            let key = match &d.arg {
+                ArgRef::Name(n) => n.clone(),
+                ArgRef::Index(i) => i.to_string(),
+            };
+            p.push(format!("data={key}={}", d.path.display()));
         }
         if self.sample_blocks > 1 {
             p.push(format!("sample-blocks={}", self.sample_blocks));

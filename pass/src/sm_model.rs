@@ -11,6 +11,7 @@
 //! the analysis' model says.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use crate::generation::{Arch, Model};
 use crate::geometry::Dim3;
@@ -19,6 +20,7 @@ use crate::ir::Value;
 use crate::kernel_model::{model, KernelModel};
 use crate::kernel_trace::{kernel_program, resident_blocks, KernelProgram, Scope, TracedLoad};
 use crate::l1sim::{L1Config, Provenance};
+use crate::memory::Memory;
 use crate::occupancy::occupancy;
 use crate::policy::Decision;
 use crate::report::{LoadModel, PolicyTraffic, Simulated};
@@ -34,6 +36,7 @@ pub struct KernelInputs<'a> {
     pub block: Dim3,
     pub grid: Option<Dim3>,
     pub args: HashMap<u32, i64>,
+    pub memory: Option<Rc<Memory>>,
     /// Evaluated loads, with the paper's (conservative, aggressive) verdicts.
     pub loads: &'a [(TracedLoad, [Decision; 2])],
     pub static_shared_bytes: u64,
@@ -56,12 +59,14 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, String> {
         k.function,
         &k.loads.iter().map(|l| l.0).collect::<Vec<_>>(),
         &k.scope,
+        k.memory.as_ref().map(|m| m.bound()).unwrap_or_default(),
     );
     let launch = Launch {
         block: k.block,
         grid: k.grid,
         blocks: resident_blocks(occ.blocks_per_sm, hw.sm_count(), k.grid),
         args: k.args.clone(),
+        memory: k.memory.clone(),
     };
     let trace = walk(
         &program.program,

@@ -28,10 +28,12 @@
 //! Pure: program and launch in, trace out. No IR, no cache.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use crate::address::Cond;
 use crate::evaluate::{eval, eval_cond, thread_coords, Env, Specialiser, Standin};
 use crate::geometry::Dim3;
+use crate::memory::Memory;
 use crate::program::{Exit, MemOp, Node, PhiDef, Program, Shape};
 use crate::trace::{Event, Instruction, Trace, UNKNOWN_REGION, UNKNOWN_SPACING};
 use crate::traffic::WARP_SIZE;
@@ -61,6 +63,8 @@ pub struct Launch {
     pub grid: Option<Dim3>,
     pub blocks: Vec<[i64; 3]>,
     pub args: HashMap<u32, i64>,
+    /// Kernel data the user bound.
+    pub memory: Option<Rc<Memory>>,
 }
 
 struct Lane {
@@ -222,7 +226,8 @@ fn standin_uses(program: &Program, instructions: usize) -> Vec<Standins> {
 /// values, pointer bases) folded into its expressions once, rather than
 /// per thread and step (`evaluate::Specialiser`; the values are the same).
 fn specialise(program: &Program, launch: &Launch) -> Program {
-    let env = Env::new(launch.block, launch.grid, launch.args.clone());
+    let mut env = Env::new(launch.block, launch.grid, launch.args.clone());
+    env.memory = launch.memory.clone();
     let mut s = Specialiser::new(&env);
     let nodes = (program.nodes.iter())
         .map(|n| Node {
@@ -265,6 +270,7 @@ fn specialise(program: &Program, launch: &Launch) -> Program {
 
 fn warps(program: &Program, launch: &Launch, instructions: usize) -> Vec<Warp> {
     let mut base = Env::new(launch.block, launch.grid, launch.args.clone());
+    base.memory = launch.memory.clone();
     base.vars = vec![None; program.vars as usize];
     let coords: Vec<[i64; 3]> = thread_coords(launch.block).collect();
     let mut out = Vec::new();

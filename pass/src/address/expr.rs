@@ -189,6 +189,12 @@ pub enum Expr {
         from: E,
         pointer: bool,
     },
+    /// An integer read at `from` inside kernel data the user bound
+    /// (`memory::Memory`): known per thread when the data covers it.
+    Data {
+        from: E,
+        bytes: u32,
+    },
     Unknown(Why),
 }
 
@@ -267,6 +273,7 @@ impl Expr {
                 start.visit(f);
                 step.visit(f);
             }
+            Expr::Data { from, .. } => from.visit(f),
             _ => {}
         }
     }
@@ -283,6 +290,7 @@ impl Expr {
             Expr::Sreg(Sreg::Tid(_) | Sreg::LaneId) | Expr::Unknown(_) | Expr::Rec(_) => false,
             Expr::Const(_) | Expr::Sreg(_) | Expr::Arg { .. } | Expr::Base(_) => true,
             Expr::Uniform { .. } => true,
+            Expr::Data { from, .. } => from.is_block_uniform(),
             Expr::Bin { lhs, rhs, .. } => lhs.is_block_uniform() && rhs.is_block_uniform(),
             Expr::Cast { value, .. } => value.is_block_uniform(),
             Expr::Select {

@@ -18,6 +18,8 @@ pub struct Context<'a> {
     pub is_kernel: bool,
     /// Ordinals of global variables, for distinct stand-in addresses.
     pub globals: &'a HashMap<Value, u32>,
+    /// Kernel parameters with bound data (`memory::Memory::bound`).
+    pub bound: Vec<u32>,
 }
 
 /// Folds IR values into expressions, memoizing across the loads of one function.
@@ -182,7 +184,7 @@ impl<'a> Folder<'a> {
             Expr::AddRec { start, step, .. } => {
                 self.tree_size(start).saturating_add(self.tree_size(step))
             }
-            Expr::Uniform { from, .. } => self.tree_size(from),
+            Expr::Uniform { from, .. } | Expr::Data { from, .. } => self.tree_size(from),
             _ => 0,
         };
         let n = children.saturating_add(1);
@@ -302,6 +304,10 @@ impl<'a> Folder<'a> {
             return unknown(Why::Memory);
         }
         let from = self.fold(v.operand(0));
+        if v.ty().is_int() && self.reads_bound(&from) {
+            let bytes = self.cx.layout.store_size(v.ty()) as u32;
+            return Rc::new(Expr::Data { from, bytes });
+        }
         if !from.is_block_uniform() {
             return unknown(Why::Memory);
         }
@@ -312,6 +318,20 @@ impl<'a> Folder<'a> {
             from,
             pointer: v.ty().is_pointer(),
         })
+    }
+
+    /// Whether an address is based on a parameter with bound data.
+    fn reads_bound(&self, from: &E) -> bool {
+        if self.cx.bound.is_empty() {
+            return false;
+        }
+        let mut found = false;
+        from.visit(&mut |x| {
+            if let Expr::Base(Base::Param { index, .. }) = x {
+                found |= self.cx.bound.contains(index);
+            }
+        });
+        found
     }
 
     fn argument(&mut self, v: Value) -> E {
@@ -443,7 +463,10 @@ impl<'a> Folder<'a> {
             let varying = s.any(&|x| {
                 matches!(
                     x,
-                    Expr::Unknown(_) | Expr::Uniform { .. } | Expr::AddRec { .. }
+                    Expr::Unknown(_)
+                        | Expr::Uniform { .. }
+                        | Expr::Data { .. }
+                        | Expr::AddRec { .. }
                 )
             });
             if step.as_ref().is_some_and(|p| *p != s) || varying {

@@ -267,7 +267,9 @@ fn render_atom(e: &Expr, known: &Known) -> String {
         }
         Expr::Rec(id) => format!("%rec{id}"),
         Expr::Unknown(_) => "?".into(),
-        Expr::Uniform { from, .. } => format!("[{}]", render(from, known)),
+        Expr::Uniform { from, .. } | Expr::Data { from, .. } => {
+            format!("[{}]", render(from, known))
+        }
         other => render(other, known),
     }
 }

@@ -1,0 +1,134 @@
+//! Issue 8 item 4: kernel data bound to pointer arguments
+//! (`--kernel-data=NAME=FILE`) gives a gather through an index array its real
+//! indices in the kernel-level model, instead of the paper's unknown.
+//! Kernel: testdata/corpus/spmv_edge.cu (one thread per nonzero), 8 blocks of
+//! 256 threads on sm_70 (80 SMs: the grid of 640 blocks puts 8 on SM 0).
+
+mod common;
+
+use std::process::Command;
+
+use common::*;
+use serde_json::Value;
+
+const NNZ: usize = 640 * 256;
+
+fn write_i32(path: &std::path::Path, values: &[i32]) {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// The report of spmv_edge with row = 0..NNZ and the given columns bound.
+fn spmv(cols: &[i32], extra: &[&str]) -> (bool, Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let (row, col) = (dir.path().join("row.i32"), dir.path().join("col.i32"));
+    write_i32(&row, &(0..NNZ as i32).collect::<Vec<_>>());
+    write_i32(&col, cols);
+    let report = dir.path().join("r.json");
+    let out = run(Command::new(driver())
+        .arg(testdata("corpus/spmv_edge.cu"))
+        .arg("--cuda-gpu-arch=sm_70")
+        .arg(format!("--kernel-data=row={}", row.display()))
+        .arg(format!("--kernel-data=col={}", col.display()))
+        .arg(format!("--kernel-arg=nnz={NNZ}"))
+        .arg("--grid-dim=640")
+        .arg("--block-dim=256")
+        .arg("--cache-report=json")
+        .arg(format!("--cache-report-file={}", report.display()))
+        .args(extra)
+        .arg("-o")
+        .arg(dir.path().join("k.ptx")));
+    let err = text(&out).1;
+    if !out.status.success() {
+        return (false, Value::Null, err);
+    }
+    let r = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    (true, r, err)
+}
+
+/// The gather x[col[t]]: the load whose pattern reads x.
+fn gather(report: &Value) -> &Value {
+    let k = &report["kernels"][0];
+    k["loads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["pattern"].as_str().unwrap().starts_with("x +"))
+        .unwrap_or_else(|| panic!("no gather in {k:#}"))
+}
+
+#[test]
+fn gathers_read_the_bound_indices() {
+    // Every thread reads x[7]: one sector for the whole SM, the rest hits.
+    let (ok, r, err) = spmv(&vec![7; NNZ], &[]);
+    assert!(ok, "{err}");
+    let g = gather(&r);
+    assert_eq!(
+        g["pattern"], "x + 4*([col + 4*tid.x + 1024*ctaid.x])",
+        "{g:#}"
+    );
+    let m = &g["in_kernel"];
+    // 8 blocks x 8 warps, one request each (warp-coalesced to one sector).
+    assert_eq!(m["sectors"], 64, "{m:#}");
+    assert_eq!(m["hits"], 63, "{m:#}");
+    assert_eq!(m["model"], "cache", "{m:#}");
+}
+
+#[test]
+fn indices_spread_over_distinct_lines_hit_nothing() {
+    // Thread t reads x[32 t]: every lane its own 128-byte line.
+    let cols: Vec<i32> = (0..NNZ as i32).map(|t| 32 * t).collect();
+    let (ok, r, err) = spmv(&cols, &[]);
+    assert!(ok, "{err}");
+    let m = &gather(&r)["in_kernel"];
+    assert_eq!(m["sectors"], 8 * 256, "{m:#}");
+    assert_eq!(m["hits"], 0, "{m:#}");
+}
+
+#[test]
+fn without_data_the_gather_stays_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(Command::new(driver())
+        .arg(testdata("corpus/spmv_edge.cu"))
+        .arg("--cuda-gpu-arch=sm_70")
+        .arg("--cache-report=json")
+        .arg(format!(
+            "--cache-report-file={}",
+            dir.path().join("r.json").display()
+        ))
+        .arg("-o")
+        .arg(dir.path().join("k.ptx")));
+    assert!(out.status.success());
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    let g = gather(&r);
+    assert_eq!(g["pattern"], "x + 4*?", "{g:#}");
+}
+
+#[test]
+fn indices_past_the_end_of_the_data_are_unknown() {
+    // Only the first 1000 indices are bound: the rest of the SM's threads
+    // gather at unknown addresses, which can hit nothing.
+    let (ok, r, err) = spmv(&vec![7; 1000], &[]);
+    assert!(ok, "{err}");
+    let m = &gather(&r)["in_kernel"];
+    assert!(m["sectors"].as_u64().unwrap() > 64, "{m:#}");
+}
+
+#[test]
+fn unreadable_or_misnamed_data_is_reported() {
+    let (ok, _, err) = spmv(&[0], &["--kernel-data=col=/nonexistent/col.i32"]);
+    assert!(!ok);
+    assert!(
+        err.contains("--kernel-data") && err.contains("/nonexistent/col.i32"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err:?}");
+    let (ok, r, err) = spmv(&[0], &["--kernel-data=nnz=/dev/null"]);
+    assert!(ok, "{err}");
+    let warnings = r["warnings"].to_string();
+    assert!(
+        warnings.contains("/dev/null binds no pointer parameter"),
+        "{warnings}"
+    );
+}
