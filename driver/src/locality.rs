@@ -35,20 +35,8 @@ struct Request {
     rest: Vec<String>,
 }
 
-/// `--flag=value` or `--flag value`: the value, if `args[*i]` is `flag`.
 fn flag_value(args: &[String], i: &mut usize, flag: &str) -> Result<Option<String>> {
-    let a = &args[*i];
-    if let Some(v) = a.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
-        return Ok(Some(v.to_string()));
-    }
-    if a != flag {
-        return Ok(None);
-    }
-    *i += 1;
-    args.get(*i)
-        .cloned()
-        .map(Some)
-        .ok_or_else(|| anyhow!("{flag} needs a value; {USAGE}"))
+    crate::flags::flag_value(args, i, flag, USAGE)
 }
 
 fn parse_levels(v: &str) -> Result<Vec<Level>> {

@@ -12,9 +12,11 @@ mod apply;
 mod args;
 mod compile;
 mod fatal;
+mod flags;
 mod launch;
 mod locality;
 mod output;
+mod partition;
 mod plot;
 mod toolchain;
 
@@ -31,6 +33,8 @@ fn main() -> ExitCode {
         apply::run(&argv[1..]).map(|()| ExitCode::SUCCESS)
     } else if argv.first().is_some_and(|a| a == "locality") {
         locality::run(&argv[1..]).map(|()| ExitCode::SUCCESS)
+    } else if argv.first().is_some_and(|a| a == "partition") {
+        partition::run(&argv[1..]).map(|()| ExitCode::SUCCESS)
     } else {
         compile(&argv)
     };

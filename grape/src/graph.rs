@@ -32,7 +32,12 @@ pub struct Incidence {
 
 impl Graph {
     pub fn new(vertices: u32, edges: Vec<(u32, u32)>) -> Graph {
-        Graph { vertices, edges, coords: None, matrix: None }
+        Graph {
+            vertices,
+            edges,
+            coords: None,
+            matrix: None,
+        }
     }
 
     pub fn edge_count(&self) -> usize {

@@ -9,16 +9,18 @@
 //! their costs, and the orders a host program applies. It knows nothing about kernels or LLVM; the
 //! driver's `partition` subcommand connects it to the kernel-level model.
 
-pub mod graph;
-pub mod partition;
-pub mod rng;
-pub mod metis_kway;
-pub mod input;
-pub mod generate;
-pub mod degree;
-pub mod clone_graph;
-pub mod fixing;
-pub mod two_stage;
-pub mod greedy;
 pub mod baselines;
+pub mod clone_graph;
+pub mod degree;
+pub mod fixing;
+pub mod generate;
+pub mod graph;
+pub mod greedy;
+pub mod input;
+pub mod layout;
+pub mod methods;
+pub mod metis_kway;
+pub mod partition;
 pub mod placement;
+pub mod rng;
+pub mod two_stage;

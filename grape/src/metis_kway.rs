@@ -80,6 +80,8 @@ pub fn partition(
         .set_adjwgt(&adjwgt)
         .set_option(option::UFactor(ufactor))
         .set_option(option::Seed((seed & 0x7fff_ffff) as Idx));
-    graph.part_kway(&mut part).map_err(|e| MetisError(e.to_string()))?;
+    graph
+        .part_kway(&mut part)
+        .map_err(|e| MetisError(e.to_string()))?;
     Ok(part.into_iter().map(|p| p as u32).collect())
 }

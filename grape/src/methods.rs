@@ -1,0 +1,104 @@
+//! The partitioning methods side by side, each timed, each scored by the same
+//! `EdgePartition::quality`: `grape` (the mode the degree analysis picks: the
+//! two-stage partition, its scale-free variant, or the dense greedy), `vertex`
+//! (METIS on D itself), `original` (input order), `random`, and `hilbert`
+//! (meshes with coordinates only: the paper's CFD baseline).
+
+use std::fmt;
+use std::time::Instant;
+
+use crate::baselines;
+use crate::degree::Mode;
+use crate::fixing::check_cluster_count;
+use crate::graph::Graph;
+use crate::greedy::dense_greedy;
+use crate::partition::{EdgePartition, Quality};
+use crate::two_stage::{grape_scale_free, grape_sparse, GrapeError};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    Grape,
+    Vertex,
+    Original,
+    Random,
+    Hilbert,
+}
+
+pub const ALL: [Method; 5] = [
+    Method::Grape,
+    Method::Vertex,
+    Method::Original,
+    Method::Random,
+    Method::Hilbert,
+];
+
+/// One method's partition and figures.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub method: Method,
+    pub partition: EdgePartition,
+    pub quality: Quality,
+    pub seconds: f64,
+    /// How GRAPE ran ("sparse", "scale-free, ε = 0.10", "dense greedy"); empty otherwise.
+    pub detail: String,
+}
+
+impl Method {
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Grape => "grape",
+            Method::Vertex => "vertex",
+            Method::Original => "original",
+            Method::Random => "random",
+            Method::Hilbert => "hilbert",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Method> {
+        ALL.into_iter().find(|m| m.name() == s)
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Runs `method`; `Ok(None)` when it does not apply (Hilbert without coordinates).
+pub fn run(
+    graph: &Graph,
+    parts: u32,
+    method: Method,
+    mode: Mode,
+    seed: u64,
+) -> Result<Option<Run>, GrapeError> {
+    check_cluster_count(graph.edge_count(), parts)?;
+    let start = Instant::now();
+    let (partition, detail) = match method {
+        Method::Grape => match mode {
+            Mode::Sparse => (grape_sparse(graph, parts, seed)?, "sparse".to_string()),
+            Mode::ScaleFree => {
+                let (p, eps) = grape_scale_free(graph, parts, seed)?;
+                (p, format!("scale-free, epsilon {eps:.2}"))
+            }
+            Mode::Dense => (dense_greedy(graph, parts), "dense greedy".to_string()),
+        },
+        Method::Vertex => (baselines::vertex(graph, parts, seed)?, String::new()),
+        Method::Original => (baselines::original(graph, parts), String::new()),
+        Method::Random => (baselines::random(graph, parts, seed), String::new()),
+        Method::Hilbert => match baselines::hilbert(graph, parts) {
+            Some(p) => (p, String::new()),
+            None => return Ok(None),
+        },
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let quality = partition.quality(graph);
+    Ok(Some(Run {
+        method,
+        partition,
+        quality,
+        seconds,
+        detail,
+    }))
+}
