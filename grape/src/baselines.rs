@@ -22,7 +22,7 @@ pub const HILBERT_BITS_3D: u32 = 10;
 const NONE: u32 = u32::MAX;
 
 /// Cuts an edge order into consecutive clusters of exactly `target_load` edges: `order[t]` is the
-/// edge at position t. `parts` 0 is taken as 1.
+/// edge at position t, a permutation of `0..order.len()`. `parts` 0 is taken as 1.
 pub fn from_order(order: &[u32], parts: u32) -> EdgePartition {
     let parts = parts.max(1);
     let m = order.len();

@@ -304,6 +304,37 @@ fn greedy_packs_a_dense_graph_better_than_random() {
     assert!(g * 2 < r, "greedy C = {g}, random C = {r}");
 }
 
+#[test]
+fn greedy_keeps_hubs_whole_beyond_one_scan_chunk() {
+    // A star with more leaves than one scan chunk, split 8 ways: every cluster needs the hub, and
+    // the leaves (one edge each) appear once: C = 7.
+    let graph = star(10_000);
+    let greedy = dense_greedy(&graph, 8);
+    assert_exactly_balanced("greedy", &graph, &greedy, 8);
+    assert_eq!(cost(&graph, &greedy.cluster), 7);
+
+    // Three hubs, each joined to the same 5000 leaves (hub 0 also to one more leaf, so that it starts
+    // the first cluster): the hubs are scanned in chunks. Hubs 1 and 2 list the leaves in the opposite
+    // order to hub 0, so their first chunks do not reach the leaf that joins the cluster before them;
+    // that leaf's edges to them must still become priority 2.
+    let mut edges = vec![(0, 5003)];
+    edges.extend((3..5003).map(|leaf| (0, leaf)));
+    edges.extend((3..5003).rev().flat_map(|leaf| [(1, leaf), (2, leaf)]));
+    let graph = Graph::new(5004, edges);
+    // k = 2 (7501 + 7500 edges): a hub in one cluster only would put all 5000 leaves there and at
+    // least 2500 of them in the other too, so each hub appears in both: C ≥ 3. Growing the 7500 as
+    // 2500 whole leaves reaches it.
+    let greedy = dense_greedy(&graph, 2);
+    assert_exactly_balanced("greedy", &graph, &greedy, 2);
+    assert_eq!(cost(&graph, &greedy.cluster), 3);
+    // k = 7: hubs in every cluster (3 · 6 = 18), whole leaves but for at most one leaf cut at each of
+    // the 6 cluster boundaries (2 extra loads at most): C ≤ 30.
+    let greedy = dense_greedy(&graph, 7);
+    assert_exactly_balanced("greedy", &graph, &greedy, 7);
+    let c = cost(&graph, &greedy.cluster);
+    assert!(c <= 30, "greedy C = {c}");
+}
+
 // ---- the dense greedy on cliques ----
 
 #[test]
