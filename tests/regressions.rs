@@ -251,6 +251,28 @@ fn an_argument_nobody_gave_invents_no_reuse() {
     assert!(second["hits"].as_u64().unwrap() > 0, "{k:#}");
     let text = ptx.split(".entry").find(|e| e.contains("scale2d")).unwrap();
     assert!(!text.contains("ld.global.ca"), "{text}");
+    // Rows j * n of a column walk: 8 loads, none reusing another's lines
+    // (the 16 rows of threads of a block do share their column).
+    let k = unit(&report, "column_walk(");
+    assert_eq!(loads(k).len(), 8, "{k:#}");
+    for l in loads(k) {
+        let from = l["in_kernel"]["hits_from"].to_string();
+        assert!(!from.contains("reuse lines of"), "{l:#}");
+    }
+    // t & n: unknown per thread, one sector per thread (8 blocks of 256).
+    let m = &loads(unit(&report, "masked("))[0]["in_kernel"];
+    assert_eq!(
+        (m["sectors"].as_u64(), m["hits"].as_u64()),
+        (Some(2048), Some(0)),
+        "{m:#}"
+    );
+    // blockIdx.x * n: each block's 8 warps share one line: 7 of 8 requests hit.
+    let m = &loads(unit(&report, "block_row("))[0]["in_kernel"];
+    assert_eq!(
+        m["hits"].as_u64().unwrap() * 8,
+        m["sectors"].as_u64().unwrap() * 7,
+        "{m:#}"
+    );
 }
 
 #[test]

@@ -109,9 +109,12 @@ enum Standins {
 struct Walker<'p> {
     program: &'p Program,
     standins: Vec<Standins>,
-    /// Per instruction: the shift of the first stand-in-dependent address,
-    /// and whether a later one moved by another amount.
+    /// Per instruction and co-resident block: the shift of the first
+    /// stand-in-dependent address; `varying`: whether another thread of the
+    /// same block moved by another amount (then the stand-ins scale the
+    /// thread's position: unknown per thread).
     shift: Vec<Option<i64>>,
+    blocks: usize,
     varying: Vec<bool>,
     shape: Shape,
     /// For each branch node, the side an unknown condition takes.
@@ -136,7 +139,8 @@ pub fn walk(
     let mut walker = Walker {
         program,
         standins,
-        shift: vec![None; instructions.len()],
+        shift: vec![None; instructions.len() * launch.blocks.len().max(1)],
+        blocks: launch.blocks.len().max(1),
         varying: vec![false; instructions.len()],
         shape,
         guarded,
@@ -178,16 +182,85 @@ pub fn walk(
     trace
 }
 
-/// Whether `e` reads a stand-in, or a variable in `tainted`.
-fn reads_standin(e: &crate::address::E, tainted: &[bool]) -> (bool, bool) {
-    use crate::address::Expr;
-    let (mut direct, mut through) = (false, false);
-    e.visit(&mut |x| match x {
-        Expr::Arg { .. } | Expr::Uniform { .. } => direct = true,
-        Expr::Rec(v) if tainted.get(*v as usize).copied().unwrap_or(false) => through = true,
-        _ => {}
-    });
-    (direct, through)
+/// What an expression reads, for the stand-in rules.
+#[derive(Clone, Copy, Default)]
+struct Reads {
+    /// A stand-in (an `Arg` left after specialisation, a `Uniform`).
+    standin: bool,
+    /// Something that differs between threads or blocks.
+    varying: bool,
+    /// A loop variable a stand-in reached.
+    tainted: bool,
+    /// A stand-in combined with a varying value by an operation that is not
+    /// linear in it (`t & n`, `t << sh`, `t % n`): two stand-in values say
+    /// nothing about the addresses, so they are unknown per thread.
+    nonlinear: bool,
+}
+
+impl Reads {
+    fn or(self, o: Reads) -> Reads {
+        Reads {
+            standin: self.standin || o.standin,
+            varying: self.varying || o.varying,
+            tainted: self.tainted || o.tainted,
+            nonlinear: self.nonlinear || o.nonlinear,
+        }
+    }
+}
+
+fn reads(e: &crate::address::Expr, tainted: &[bool]) -> Reads {
+    use crate::address::{BinOp, Expr, Sreg};
+    match e {
+        Expr::Arg { .. } | Expr::Uniform { .. } => Reads {
+            standin: true,
+            ..Reads::default()
+        },
+        Expr::Sreg(Sreg::Tid(_) | Sreg::Ctaid(_) | Sreg::LaneId) => Reads {
+            varying: true,
+            ..Reads::default()
+        },
+        Expr::Rec(v) => Reads {
+            varying: true,
+            tainted: tainted.get(*v as usize).copied().unwrap_or(false),
+            ..Reads::default()
+        },
+        Expr::Data { from, .. } => Reads {
+            varying: true,
+            ..reads(from, tainted)
+        },
+        Expr::Bin { op, lhs, rhs, .. } => {
+            let (l, r) = (reads(lhs, tainted), reads(rhs, tainted));
+            let all = l.or(r);
+            let linear = match op {
+                BinOp::Add | BinOp::Sub | BinOp::Mul => true,
+                BinOp::Shl => !r.standin,
+                _ => false,
+            };
+            Reads {
+                nonlinear: all.nonlinear || (!linear && all.standin && all.varying),
+                ..all
+            }
+        }
+        Expr::Cast { value, .. } => reads(value, tainted),
+        Expr::Select {
+            then, otherwise, ..
+        } => reads(then, tainted).or(reads(otherwise, tainted)),
+        Expr::AddRec { start, step, .. } => Reads {
+            varying: true,
+            ..reads(start, tainted).or(reads(step, tainted))
+        },
+        _ => Reads::default(),
+    }
+}
+
+/// A stand-in shift's own region of the address space: accesses whose
+/// addresses moved by different amounts between the two stand-ins (`a[j*n]`
+/// for different j, `a[blockIdx.x*n]` for different blocks) have no known
+/// distance, so they must not meet; equal shifts share a region. Regions
+/// start at 2^60, past every base and below [`UNKNOWN_REGION`], 2^48 apart.
+fn shift_region(shift: i64) -> i64 {
+    let h = (shift as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
+    (1i64 << 60) + (((h % 4095) + 1) as i64) * (1i64 << 48)
 }
 
 /// Per instruction, how its address depends on stand-ins. After
@@ -203,8 +276,8 @@ fn standin_uses(program: &Program, instructions: usize) -> Vec<Standins> {
                 continue;
             }
             if p.incoming.iter().any(|(_, e)| {
-                let (d, t) = reads_standin(e, &tainted);
-                d || t
+                let r = reads(e, &tainted);
+                r.standin || r.tainted
             }) {
                 tainted[p.var as usize] = true;
                 changed = true;
@@ -213,10 +286,13 @@ fn standin_uses(program: &Program, instructions: usize) -> Vec<Standins> {
     }
     let mut uses = vec![Standins::None; instructions];
     for m in program.nodes.iter().flat_map(|n| n.ops.iter()) {
-        uses[m.inst as usize] = match reads_standin(&m.address, &tainted) {
-            (_, true) => Standins::ThroughVariable,
-            (true, false) => Standins::Direct,
-            (false, false) => Standins::None,
+        let r = reads(&m.address, &tainted);
+        uses[m.inst as usize] = if r.tainted || r.nonlinear {
+            Standins::ThroughVariable
+        } else if r.standin {
+            Standins::Direct
+        } else {
+            Standins::None
         };
     }
     uses
@@ -388,14 +464,19 @@ impl Walker<'_> {
                                 env.standin = Standin::High;
                                 let high = eval(&m.address, env);
                                 env.standin = Standin::Low;
-                                let shift = low.zip(high).map(|(l, h)| h.wrapping_sub(l));
-                                if let Some(shift) = shift {
-                                    let first = self.shift[m.inst as usize].get_or_insert(shift);
-                                    if shift != *first {
+                                low.zip(high).map(|(low, high)| {
+                                    let shift = high.wrapping_sub(low);
+                                    let key = m.inst as usize * self.blocks + w.slot as usize;
+                                    let first = *self.shift[key].get_or_insert(shift);
+                                    if shift != first {
                                         self.varying[m.inst as usize] = true;
                                     }
-                                }
-                                low
+                                    if shift == 0 {
+                                        low
+                                    } else {
+                                        low.wrapping_add(shift_region(shift))
+                                    }
+                                })
                             }
                         }
                         .map(|a| a as u64);
