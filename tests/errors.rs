@@ -116,6 +116,12 @@ fn bad_flag_values() {
         assert_clean_failure(&[&cu, flag], expect);
     }
     assert_clean_failure(&[&cu, "--block-dim"], "--block-dim needs a value");
+    assert_clean_failure(&[&cu, "--block-dim=128", "--block-dim=64"], "name a kernel");
+    assert_clean_failure(&[&cu, "--kernel-data=col"], "--kernel-data");
+    assert_clean_failure(
+        &[&cu, "--kernel-data=col=/nonexistent/c.i32"],
+        "/nonexistent/c.i32",
+    );
     assert_clean_failure(&[], "no input file");
     assert_clean_failure(&[&cu, &cu], "2 input files");
     assert_clean_failure(&[&cu, "--cuda-gpu-arch=sm_80,sm_90"], "one arch per run");

@@ -309,6 +309,54 @@ fn bad_input_gets_one_line() {
     // The input is never an output.
     let (ok, _, err) = partition(&[&bad, "--parts=2", &format!("--json={bad}")]);
     assert!(!ok && err.contains("overwrite"), "{err}");
+    // Not even when its name is one of the files --out writes, or a hard link to one.
+    let named = dir.path().join("src.i32");
+    std::fs::write(&named, "0 1\n1 2\n2 3\n3 0\n").unwrap();
+    let out = format!("--out={}", dir.path().display());
+    let (ok, _, err) = partition(&[named.to_str().unwrap(), "--parts=2", &out]);
+    assert!(
+        !ok && err.contains("would overwrite the input graph"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&named).unwrap(),
+        "0 1\n1 2\n2 3\n3 0\n"
+    );
+    let linked = dir.path().join("o");
+    std::fs::create_dir(&linked).unwrap();
+    std::fs::hard_link(&named, linked.join("thread_edge.i32")).unwrap();
+    let out = format!("--out={}", linked.display());
+    let (ok, _, err) = partition(&[named.to_str().unwrap(), "--parts=2", &out]);
+    assert!(
+        !ok && err.contains("would overwrite the input graph"),
+        "{err}"
+    );
+    let json = format!("--json={}", linked.join("src.i32").display());
+    let (ok, _, err) = partition(&["gen:cycle:8", "--parts=2", &out, &json]);
+    assert!(!ok && err.contains("a file --out writes"), "{err}");
+    // Declared sizes are checked before anything is allocated for them.
+    let huge = dir.path().join("huge.mtx");
+    std::fs::write(
+        &huge,
+        "%%MatrixMarket matrix coordinate pattern general\n2000000000 2000000000 2\n1 1\n2 2\n",
+    )
+    .unwrap();
+    let (ok, _, err) = partition(&[huge.to_str().unwrap(), "--parts=2"]);
+    assert!(
+        !ok && err.contains("number the vertices compactly"),
+        "{err}"
+    );
+    // A misspelled banner is a banner error, on line 1.
+    let banner = dir.path().join("banner.mtx");
+    std::fs::write(
+        &banner,
+        "%%MatrixMarkt matrix coordinate real general\n2 2 1\n1 1 1\n",
+    )
+    .unwrap();
+    let (ok, _, err) = partition(&[banner.to_str().unwrap(), "--parts=1"]);
+    assert!(!ok && err.contains("banner.mtx:1:"), "{err}");
+    let (ok, _, err) = partition(&["gen:cycle:8", "--parts=2", "--parts=3"]);
+    assert!(!ok && err.contains("given twice"), "{err}");
 }
 
 #[test]

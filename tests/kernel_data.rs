@@ -124,6 +124,23 @@ fn unreadable_or_misnamed_data_is_reported() {
         "{err}"
     );
     assert_eq!(err.trim().lines().count(), 1, "{err:?}");
+    // Kernel data is input: never the output or the report.
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("c.i32");
+    write_i32(&data, &[1, 2, 3]);
+    for flag in ["-o", "--cache-report-file"] {
+        let out = run(Command::new(driver())
+            .arg(testdata("corpus/spmv_edge.cu"))
+            .arg(format!("--kernel-data=col={}", data.display()))
+            .arg(flag)
+            .arg(&data));
+        let err = text(&out).1;
+        assert!(
+            !out.status.success() && err.contains("would overwrite the kernel data"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(&data).unwrap().len(), 12);
+    }
     let (ok, r, err) = spmv(&[0], &["--kernel-data=nnz=/dev/null"]);
     assert!(ok, "{err}");
     let warnings = r["warnings"].to_string();

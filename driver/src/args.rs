@@ -33,12 +33,14 @@ struct Own {
     /// auto (default: the kernel-level model) | conservative | aggressive | cache-all | cache-none | off
     #[arg(long, value_name = "POLICY")]
     cache_policy: Option<String>,
-    /// Threads per block, X[xY[xZ]] (default: reqntid, else __launch_bounds__, else 256)
-    #[arg(long, value_name = "X[xY[xZ]]")]
-    block_dim: Option<String>,
-    /// Blocks per grid, X[xY[xZ]] (needed by --sample-blocks and nctaid in addresses)
-    #[arg(long, value_name = "X[xY[xZ]]")]
-    grid_dim: Option<String>,
+    /// Threads per block, X[xY[xZ]], or NAME=X[xY[xZ]] for one kernel (repeatable; default:
+    /// reqntid, else __launch_bounds__, else the host launch, else 256)
+    #[arg(long, value_name = "[NAME=]X[xY[xZ]]")]
+    block_dim: Vec<String>,
+    /// Blocks per grid, X[xY[xZ]], or NAME=X[xY[xZ]] for one kernel (repeatable; needed by
+    /// --sample-blocks and nctaid in addresses)
+    #[arg(long, value_name = "[NAME=]X[xY[xZ]]")]
+    grid_dim: Vec<String>,
     /// Value of an integer kernel argument, by name or index (repeatable)
     #[arg(long, value_name = "NAME_OR_INDEX=VALUE")]
     kernel_arg: Vec<String>,
@@ -450,8 +452,20 @@ fn options(own: &Own, arch: Option<Arch>, clang: &[String]) -> Result<Options> {
         Ok(())
     };
     set("policy", own.cache_policy.as_ref())?;
-    set("block", own.block_dim.as_ref())?;
-    set("grid", own.grid_dim.as_ref())?;
+    for (flag, values) in [
+        ("--block-dim", &own.block_dim),
+        ("--grid-dim", &own.grid_dim),
+    ] {
+        if values.iter().filter(|v| !v.contains('=')).count() > 1 {
+            bail!("{flag} given twice for all kernels; give it once, or name a kernel: {flag}=NAME=X[xY[xZ]]");
+        }
+    }
+    for b in &own.block_dim {
+        set("block", Some(b))?;
+    }
+    for g in &own.grid_dim {
+        set("grid", Some(g))?;
+    }
     set("sample-blocks", own.sample_blocks.as_ref())?;
     set("model", own.cache_model.as_ref())?;
     set("l1", own.l1_size.as_ref())?;

@@ -62,6 +62,21 @@ pub fn run(job: &Job) -> Result<()> {
         );
     }
     crate::output::check_paths(&job.input, &job.output, job.report_file.as_deref())?;
+    // Kernel data is input too.
+    for d in &job.options.kernel_data {
+        for (flag, out) in [
+            ("-o", Some(&job.output)),
+            ("--cache-report-file", job.report_file.as_ref()),
+        ] {
+            if out.is_some_and(|o| crate::output::same_file(o, &d.path)) {
+                bail!(
+                    "{flag} {} would overwrite the kernel data {}; choose another file name",
+                    out.map(|o| o.display().to_string()).unwrap_or_default(),
+                    d.path.display()
+                );
+            }
+        }
+    }
     // Clang's route (and ptxas) need TMPDIR, clang for its own intermediates
     // too; a bad one fails here with a message that names it, not half-way.
     if !is_ir(&job.input) || job.verify_ptx {

@@ -96,7 +96,6 @@ pub fn check_paths(input: &Path, output: &Path, report_file: Option<&Path>) -> R
 /// that is renamed over it: a failure part-way (full disk, a crash, an
 /// error) leaves the old file, or none, never a truncated one. The same
 /// directory keeps the rename on one file system, where it is atomic.
-#[allow(dead_code)] // the compile routes switch to it as they are rewritten
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path
         .parent()

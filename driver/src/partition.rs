@@ -59,6 +59,18 @@ Options:
 For --method=original the thread order is the input order (thread t works on
 edge t) and the numbering is the input's: the program as written.";
 
+/// Every file `--out` may write.
+const OUT_FILES: [&str; 8] = [
+    "edge_cluster.u32",
+    "thread_edge.i32",
+    "vertex_order.u32",
+    "vertex_index.u32",
+    "src.i32",
+    "dst.i32",
+    "row.i32",
+    "col.i32",
+];
+
 struct Request {
     graph: String,
     parts: Option<u32>,
@@ -96,8 +108,16 @@ fn parse(args: &[String]) -> Result<Request> {
         seed: 1,
     };
     let mut graph = None;
+    let mut seen: Vec<&str> = Vec::new();
     let mut i = 0;
     while i < args.len() {
+        let name = args[i].split('=').next().unwrap_or("");
+        if name.starts_with("--") && name != "--cuda-gpu-arch" {
+            if seen.contains(&name) {
+                bail!("{name} given twice; give it once");
+            }
+            seen.push(name);
+        }
         if let Some(v) = flag_value(args, &mut i, "--parts")? {
             let k: u32 = v.parse().ok().filter(|&k| k >= 1).ok_or_else(|| {
                 anyhow!(
@@ -128,8 +148,14 @@ fn parse(args: &[String]) -> Result<Request> {
                 .map(|m| parse_method(m, "--methods"))
                 .collect::<Result<_>>()?;
         } else if let Some(v) = flag_value(args, &mut i, "--out")? {
+            if v.is_empty() {
+                bail!("--out needs a directory name");
+            }
             r.out = Some(PathBuf::from(v));
         } else if let Some(v) = flag_value(args, &mut i, "--json")? {
+            if v.is_empty() {
+                bail!("--json needs a file name");
+            }
             r.json = Some(PathBuf::from(v));
         } else if let Some(v) = flag_value(args, &mut i, "--seed")? {
             r.seed = v.parse().map_err(|_| {
@@ -189,6 +215,31 @@ pub fn run(args: &[String]) -> Result<()> {
             );
         }
     }
+    if let Some(dir) = &req.out {
+        for name in OUT_FILES {
+            let f = dir.join(name);
+            if crate::output::same_file(&f, input) {
+                bail!(
+                    "--out={} would overwrite the input graph {}; choose another directory",
+                    dir.display(),
+                    f.display()
+                );
+            }
+            if req
+                .json
+                .as_ref()
+                .is_some_and(|j| crate::output::same_file(j, &f) || *j == f)
+            {
+                bail!(
+                    "--json names {}, a file --out writes; choose another name",
+                    f.display()
+                );
+            }
+        }
+        if dir.exists() && !dir.is_dir() {
+            bail!("--out={} is a file; give a directory", dir.display());
+        }
+    }
     if let Some(j) = &req.json {
         let parent = j.parent().filter(|p| !p.as_os_str().is_empty());
         if parent.is_some_and(|p| !p.is_dir()) || j.is_dir() {
@@ -201,6 +252,14 @@ pub fn run(args: &[String]) -> Result<()> {
     let launch = req.block.map(|t| launch_for(t, req.arch)).transpose()?;
     let graph = read_graph(&req.graph)?;
     let m = graph.edge_count();
+    if graph.vertices > grape::graph::MAX_VERTICES {
+        bail!(
+            "{} has {} vertices, more than partition handles ({}); number the vertices compactly",
+            req.graph,
+            graph.vertices,
+            grape::graph::MAX_VERTICES
+        );
+    }
     if m == 0 {
         bail!("{} has no edges: nothing to partition", req.graph);
     }
@@ -226,6 +285,8 @@ pub fn run(args: &[String]) -> Result<()> {
             runs.push(run);
         } else if method == req.method {
             bail!("--method={method} needs vertex coordinates (a generated mesh); this graph has none");
+        } else {
+            eprintln!("gpucc-cache: warning: {method} needs vertex coordinates (a generated mesh); skipped");
         }
     }
     let chosen = runs
@@ -260,12 +321,7 @@ pub fn run(args: &[String]) -> Result<()> {
             &files,
         );
         let text = serde_json::to_string_pretty(&json).context("cannot format the JSON")?;
-        std::fs::write(path, text + "\n").with_context(|| {
-            format!(
-                "cannot write {}; check the directory exists and is writable",
-                path.display()
-            )
-        })?;
+        crate::output::write_atomic(path, (text + "\n").as_bytes())?;
     }
     Ok(())
 }
@@ -405,13 +461,7 @@ fn write_outputs(
     }
     let mut names = Vec::new();
     for (name, bytes) in files {
-        let path = dir.join(name);
-        std::fs::write(&path, bytes).with_context(|| {
-            format!(
-                "cannot write {}; check the directory is writable",
-                path.display()
-            )
-        })?;
+        crate::output::write_atomic(&dir.join(name), &bytes)?;
         names.push(name.to_string());
     }
     Ok(names)

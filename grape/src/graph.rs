@@ -4,6 +4,11 @@
 //!
 //! Self-loops are kept: a thread whose two objects are one object still does one unit of work.
 
+/// The most vertices a graph may have: 2^27, so that the per-vertex arrays of
+/// the methods (offsets, clone ranges, orders) stay within a few GiB, and the
+/// signed 32-bit index files a kernel reads hold every vertex id.
+pub const MAX_VERTICES: u32 = 1 << 27;
+
 /// An undirected multigraph over vertices `0..vertices`, edges in input (thread) order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Graph {

@@ -111,7 +111,11 @@ impl fmt::Display for Found {
 impl Found {
     fn token(bytes: &[u8]) -> Found {
         let text = String::from_utf8_lossy(bytes);
-        let mut cut: String = text.chars().take(ECHO_LIMIT).collect();
+        // Control characters (binary garbage) are shown as '?': the message
+        // stays one readable line.
+        let mut cut: String = (text.chars().take(ECHO_LIMIT))
+            .map(|c| if c.is_control() { '?' } else { c })
+            .collect();
         if text.chars().nth(ECHO_LIMIT).is_some() {
             cut.push('…');
         }
@@ -344,8 +348,8 @@ fn parse_unsigned(token: &[u8]) -> Option<u64> {
 
 const BANNER: &[u8] = b"%%MatrixMarket";
 
-/// Reads the graph in `path`: Matrix Market when the first line opens with `%%MatrixMarket` (in any
-/// case), an edge list otherwise.
+/// Reads the graph in `path`: Matrix Market when the first line opens with `%%` (the banner
+/// `%%MatrixMarket`, in any case), an edge list otherwise.
 pub fn read_graph(path: &Path) -> Result<Graph, InputError> {
     let name = path.display().to_string();
     let file = File::open(path).map_err(|source| InputError::Open {
@@ -362,8 +366,10 @@ pub fn read_graph(path: &Path) -> Result<Graph, InputError> {
             line: 1,
             source,
         })?;
-    let matrix_market =
-        first.len() >= BANNER.len() && first[..BANNER.len()].eq_ignore_ascii_case(BANNER);
+    // `%%` opens only a banner: a misspelled one gets the banner's error, not
+    // an edge-list error on line 2.
+    let matrix_market = first.starts_with(b"%%")
+        || (first.len() >= BANNER.len() && first[..BANNER.len()].eq_ignore_ascii_case(BANNER));
     let whole = Cursor::new(first).chain(reader);
     if matrix_market {
         read_matrix_market(whole, &name)
