@@ -19,7 +19,7 @@
 //! a local clean-up of what fixing left, not a partitioner of its own.
 
 use crate::clone_graph::CloneGraph;
-use crate::graph::Graph;
+use crate::graph::{Graph, Incidence};
 use crate::partition::{target_load, EdgePartition};
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -428,23 +428,11 @@ impl PairFixing {
 /// leaves it, so each part receives exactly L_c / 2. Hierholzer's walk is done with an explicit
 /// stack; the edges it crosses, each in the direction crossed, form the circuit.
 fn orient_leftovers(parts: u32, leftover: &[(u32, u32, u32)], cluster: &mut [u32]) {
-    let k = parts as usize;
-    let mut offsets = vec![0usize; k + 1];
-    for &(i, j, _) in leftover {
-        offsets[i as usize + 1] += 1;
-        offsets[j as usize + 1] += 1;
-    }
-    for c in 0..k {
-        offsets[c + 1] += offsets[c];
-    }
-    let mut fill = offsets.clone();
-    let mut adjacent = vec![0u32; offsets[k]];
-    for (t, &(i, j, _)) in leftover.iter().enumerate() {
-        adjacent[fill[i as usize]] = t as u32;
-        fill[i as usize] += 1;
-        adjacent[fill[j as usize]] = t as u32;
-        fill[j as usize] += 1;
-    }
+    let pairs: Vec<(u32, u32)> = leftover.iter().map(|&(i, j, _)| (i, j)).collect();
+    let Incidence {
+        offsets,
+        incident: adjacent,
+    } = Incidence::of(parts as usize, &pairs);
     let mut next = offsets.clone();
     let mut used = vec![false; leftover.len()];
     let mut stack: Vec<u32> = Vec::new();

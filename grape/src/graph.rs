@@ -60,9 +60,16 @@ impl Graph {
     }
 
     pub fn incidence(&self) -> Incidence {
-        let n = self.vertices as usize;
+        Incidence::of(self.vertices as usize, &self.edges)
+    }
+}
+
+impl Incidence {
+    /// The incidence of `pairs` (edge t joins `pairs[t].0` and `pairs[t].1`) over `n` vertices:
+    /// a counting sort of the endpoints.
+    pub fn of(n: usize, pairs: &[(u32, u32)]) -> Incidence {
         let mut offsets = vec![0usize; n + 1];
-        for &(u, v) in &self.edges {
+        for &(u, v) in pairs {
             offsets[u as usize + 1] += 1;
             offsets[v as usize + 1] += 1;
         }
@@ -71,7 +78,7 @@ impl Graph {
         }
         let mut fill = offsets.clone();
         let mut incident = vec![0u32; offsets[n]];
-        for (e, &(u, v)) in self.edges.iter().enumerate() {
+        for (e, &(u, v)) in pairs.iter().enumerate() {
             incident[fill[u as usize]] = e as u32;
             fill[u as usize] += 1;
             incident[fill[v as usize]] = e as u32;
@@ -79,9 +86,7 @@ impl Graph {
         }
         Incidence { offsets, incident }
     }
-}
 
-impl Incidence {
     pub fn edges_of(&self, v: u32) -> &[u32] {
         &self.incident[self.offsets[v as usize]..self.offsets[v as usize + 1]]
     }
