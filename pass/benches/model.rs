@@ -50,6 +50,7 @@ const BUDGET: Budget = Budget {
     iterations: u32::MAX,
     unknown_trip: 8,
     accesses: u64::MAX,
+    steps: u64::MAX,
 };
 
 fn c(v: i64) -> E {

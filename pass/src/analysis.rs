@@ -658,6 +658,7 @@ impl Walk<'_> {
                 // Numbered once the function is done (`Report::number_sites`).
                 site: 0,
                 copies: 1,
+                byte_loop: matches!(why, Skip::CopyLoop(_)),
                 why: why.to_string(),
                 key: Some(key),
                 ptx_loads: None,

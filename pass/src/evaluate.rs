@@ -99,6 +99,66 @@ impl Env {
     }
 }
 
+/// The values of an expression for a group of threads, into `out` (one
+/// entry per env, as `eval` gives it): each node is visited once for the
+/// whole group, so a warp's 32 lanes share the tree walk. Nodes other than
+/// arithmetic, casts and thread ids fall back to `eval` per lane.
+pub fn eval_lanes(e: &Expr, envs: &[&Env], out: &mut Vec<Option<i64>>, scratch: &mut Scratch) {
+    out.clear();
+    match e {
+        Expr::Const(c) => out.resize(envs.len(), Some(*c)),
+        Expr::Sreg(s) => out.extend(envs.iter().map(|env| env.sreg(*s))),
+        Expr::Rec(n) => out.extend(
+            envs.iter()
+                .map(|env| env.vars.get(*n as usize).copied().flatten()),
+        ),
+        Expr::Base(b) => out.resize(envs.len(), Some(b.address())),
+        Expr::Bin { op, lhs, rhs, bits } => {
+            let mut r = scratch.take();
+            eval_lanes(lhs, envs, out, scratch);
+            eval_lanes(rhs, envs, &mut r, scratch);
+            let (op, bits) = (*op, *bits);
+            let absorbs = matches!(op, BinOp::Mul | BinOp::And);
+            for (a, b) in out.iter_mut().zip(&r) {
+                *a = match (*a, *b) {
+                    (Some(x), Some(y)) => apply_bin(op, x, y, bits),
+                    (Some(0), None) | (None, Some(0)) if absorbs => Some(0),
+                    _ => None,
+                };
+            }
+            scratch.give(r);
+        }
+        Expr::Cast {
+            op,
+            value,
+            from,
+            to,
+        } => {
+            eval_lanes(value, envs, out, scratch);
+            for v in out.iter_mut() {
+                *v = v.map(|x| apply_cast(*op, x, *from, *to));
+            }
+        }
+        Expr::AddRec { start, .. } => eval_lanes(start, envs, out, scratch),
+        _ => out.extend(envs.iter().map(|env| eval(e, env))),
+    }
+}
+
+/// Reusable value buffers for `eval_lanes`.
+#[derive(Default)]
+pub struct Scratch(Vec<Vec<Option<i64>>>);
+
+impl Scratch {
+    fn take(&mut self) -> Vec<Option<i64>> {
+        self.0.pop().unwrap_or_default()
+    }
+
+    fn give(&mut self, mut v: Vec<Option<i64>>) {
+        v.clear();
+        self.0.push(v);
+    }
+}
+
 /// The value of an expression for one thread; `None` when it is unknown.
 pub fn eval(e: &Expr, env: &Env) -> Option<i64> {
     match e {

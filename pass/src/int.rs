@@ -52,6 +52,20 @@ fn unsigned(v: i64, bits: u32) -> u64 {
 /// One binary operation at `bits` width; `None` for division by zero or an
 /// over-wide shift (poison in LLVM).
 pub fn apply_bin(op: BinOp, a: i64, b: i64, bits: u32) -> Option<i64> {
+    // The ring operations in i64: the result modulo 2^bits is the same as in
+    // i128 (wrap keeps only the low bits), and this is the walk's hot path.
+    let ring = match op {
+        BinOp::Add => Some(a.wrapping_add(b)),
+        BinOp::Sub => Some(a.wrapping_sub(b)),
+        BinOp::Mul => Some(a.wrapping_mul(b)),
+        BinOp::And => Some(a & b),
+        BinOp::Or => Some(a | b),
+        BinOp::Xor => Some(a ^ b),
+        _ => None,
+    };
+    if let Some(r) = ring {
+        return Some(wrap(r as i128, bits));
+    }
     // Operands come in at any i64 value (a user's `n=4294967295` for an
     // i32 argument); signed operations read them at the IR width, as -1.
     let (ua, ub) = (unsigned(a, bits), unsigned(b, bits));

@@ -461,6 +461,18 @@ pub fn recover(report: &Report, applied: &Applied) -> HashMap<usize, Key> {
             .filter_map(|r| Some((r.key?, decision_named(&r.decision))))
             .collect();
         let Some(&(first, decision)) = candidates.first() else {
+            // A byte load no decided load explains: the loop the backend
+            // made of a long copy that was left alone.
+            let copy = k.skipped.iter().find(|s| s.byte_loop && bytes == 1);
+            if let Some(id) = copy.and_then(|s| s.key) {
+                out.insert(
+                    i,
+                    Key {
+                        id,
+                        decision: Decision::Default,
+                    },
+                );
+            }
             continue;
         };
         if candidates.iter().any(|(_, d)| *d != decision) {

@@ -176,6 +176,10 @@ pub struct SkippedLoad {
     #[serde(default = "one")]
     pub copies: u32,
     pub why: String,
+    /// A copy the backend expands into a byte loop: its `ld.global.u8` lose
+    /// the key, and the PTX accounting gives them back to this entry.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub byte_loop: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<u32>,
     /// How many `ld.global` of the final PTX it became (the driver counts).

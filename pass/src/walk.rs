@@ -31,7 +31,9 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::address::Cond;
-use crate::evaluate::{eval, eval_cond, thread_coords, Env, Specialiser, Standin};
+use crate::evaluate::{
+    eval, eval_cond, eval_lanes, thread_coords, Env, Scratch, Specialiser, Standin,
+};
 use crate::geometry::Dim3;
 use crate::memory::Memory;
 use crate::program::{Exit, MemOp, Node, PhiDef, Program, Shape};
@@ -47,12 +49,16 @@ pub struct Budget {
     pub unknown_trip: u32,
     /// Thread-accesses in the whole trace.
     pub accesses: u64,
+    /// Blocks entered by all warps together: bounds the walk's time (a loop
+    /// nest without memory accesses costs steps but no thread-accesses).
+    pub steps: u64,
 }
 
 pub const DEFAULT_BUDGET: Budget = Budget {
     iterations: 64,
     unknown_trip: 8,
     accesses: 1 << 19,
+    steps: 1 << 16,
 };
 
 /// What one SM runs: the block shape, the co-resident blocks' ids, the
@@ -88,9 +94,6 @@ struct Warp {
 /// A limit on blocks entered per warp: a loop without memory instructions
 /// whose exit the budget cannot see still ends.
 const MAX_STEPS: u64 = 1 << 20;
-/// Blocks entered by all warps together: bounds the walk's time (a loop
-/// nest without memory accesses costs steps but no thread-accesses).
-const MAX_TOTAL_STEPS: u64 = 1 << 16;
 
 /// How a memory instruction's address depends on stand-ins (integer
 /// arguments nobody gave, values loaded from block-uniform addresses).
@@ -115,6 +118,11 @@ struct Walker<'p> {
     /// thread's position: unknown per thread).
     shift: Vec<Option<i64>>,
     blocks: usize,
+    /// Buffers of the batched evaluation.
+    scratch: Scratch,
+    low: Vec<Option<i64>>,
+    high: Vec<Option<i64>>,
+    phi_values: Vec<(u32, Option<i64>)>,
     varying: Vec<bool>,
     shape: Shape,
     /// For each branch node, the side an unknown condition takes.
@@ -141,6 +149,10 @@ pub fn walk(
         standins,
         shift: vec![None; instructions.len() * launch.blocks.len().max(1)],
         blocks: launch.blocks.len().max(1),
+        scratch: Scratch::default(),
+        low: Vec::new(),
+        high: Vec::new(),
+        phi_values: Vec::new(),
         varying: vec![false; instructions.len()],
         shape,
         guarded,
@@ -453,39 +465,57 @@ impl Walker<'_> {
                     *op += 1;
                     let mut unknown = false;
                     let uses = self.standins[m.inst as usize];
+                    let (mut low, mut high) = (
+                        std::mem::take(&mut self.low),
+                        std::mem::take(&mut self.high),
+                    );
+                    low.clear();
                     for &l in lanes.iter() {
-                        let env = &mut w.lanes[l].env;
-                        env.standin = Standin::Low;
-                        let a = match uses {
-                            Standins::ThroughVariable => None,
-                            Standins::None => eval(&m.address, env),
-                            Standins::Direct => {
-                                let low = eval(&m.address, env);
-                                env.standin = Standin::High;
-                                let high = eval(&m.address, env);
-                                env.standin = Standin::Low;
-                                low.zip(high).map(|(low, high)| {
-                                    let shift = high.wrapping_sub(low);
-                                    let key = m.inst as usize * self.blocks + w.slot as usize;
-                                    let first = *self.shift[key].get_or_insert(shift);
-                                    if shift != first {
-                                        self.varying[m.inst as usize] = true;
-                                    }
-                                    if shift == 0 {
-                                        low
-                                    } else {
-                                        low.wrapping_add(shift_region(shift))
-                                    }
-                                })
-                            }
-                        }
-                        .map(|a| a as u64);
-                        addresses.push(a.unwrap_or_else(|| {
-                            unknown = true;
-                            self.next_unknown += 1;
-                            UNKNOWN_REGION + self.next_unknown * UNKNOWN_SPACING
-                        }));
+                        w.lanes[l].env.standin = Standin::Low;
                     }
+                    match uses {
+                        Standins::ThroughVariable => low.resize(lanes.len(), None),
+                        Standins::None | Standins::Direct => {
+                            let envs: Vec<&Env> = lanes.iter().map(|&l| &w.lanes[l].env).collect();
+                            eval_lanes(&m.address, &envs, &mut low, &mut self.scratch);
+                        }
+                    }
+                    if uses == Standins::Direct {
+                        for &l in lanes.iter() {
+                            w.lanes[l].env.standin = Standin::High;
+                        }
+                        let envs: Vec<&Env> = lanes.iter().map(|&l| &w.lanes[l].env).collect();
+                        eval_lanes(&m.address, &envs, &mut high, &mut self.scratch);
+                        for &l in lanes.iter() {
+                            w.lanes[l].env.standin = Standin::Low;
+                        }
+                        let key = m.inst as usize * self.blocks + w.slot as usize;
+                        for (a, h) in low.iter_mut().zip(&high) {
+                            *a = a.zip(*h).map(|(low, high)| {
+                                let shift = high.wrapping_sub(low);
+                                let first = *self.shift[key].get_or_insert(shift);
+                                if shift != first {
+                                    self.varying[m.inst as usize] = true;
+                                }
+                                if shift == 0 {
+                                    low
+                                } else {
+                                    low.wrapping_add(shift_region(shift))
+                                }
+                            });
+                        }
+                    }
+                    for a in &low {
+                        addresses.push(match a {
+                            Some(a) => *a as u64,
+                            None => {
+                                unknown = true;
+                                self.next_unknown += 1;
+                                UNKNOWN_REGION + self.next_unknown * UNKNOWN_SPACING
+                            }
+                        });
+                    }
+                    (self.low, self.high) = (low, high);
                     let execution = w.executions[m.inst as usize];
                     w.executions[m.inst as usize] += 1;
                     return Some(Event {
@@ -507,9 +537,10 @@ impl Walker<'_> {
             }
             w.steps += 1;
             self.total_steps += 1;
-            if self.total_steps > MAX_TOTAL_STEPS {
+            if self.total_steps > self.budget.steps {
                 self.truncated = Some(format!(
-                    "stopped after {MAX_TOTAL_STEPS} block entries of all warps (budget)"
+                    "stopped after {} block entries of all warps (budget)",
+                    self.budget.steps
                 ));
                 return None;
             }
@@ -595,21 +626,19 @@ impl Walker<'_> {
     fn enter(&mut self, lane: &mut Lane, from: u32, to: u32) {
         let target = &self.program.nodes[to as usize];
         lane.env.standin = Standin::Low;
-        let values: Vec<(u32, Option<i64>)> = target
-            .phis
-            .iter()
-            .map(|p| {
-                let v = p
-                    .incoming
-                    .iter()
-                    .find(|i| i.0 == from)
-                    .and_then(|i| eval(&i.1, &lane.env));
-                (p.var, v)
-            })
-            .collect();
-        for (var, v) in values {
+        // All phis read the old values: compute them all, then assign.
+        let mut values = std::mem::take(&mut self.phi_values);
+        values.clear();
+        values.extend(target.phis.iter().map(|p| {
+            let v = (p.incoming.iter())
+                .find(|i| i.0 == from)
+                .and_then(|i| eval(&i.1, &lane.env));
+            (p.var, v)
+        }));
+        for &(var, v) in &values {
             lane.env.vars[var as usize] = v;
         }
+        self.phi_values = values;
         if self.shape.in_loop(to, to) && self.shape.in_loop(from, to) {
             lane.trips[to as usize] += 1;
         } else {
