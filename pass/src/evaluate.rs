@@ -118,6 +118,24 @@ pub fn eval_lanes(e: &Expr, envs: &[&Env], out: &mut Vec<Option<i64>>, scratch: 
             eval_lanes(lhs, envs, out, scratch);
             eval_lanes(rhs, envs, &mut r, scratch);
             let (op, bits) = (*op, *bits);
+            // Addition and subtraction without the general dispatch per lane
+            // (the same results as `apply_bin`; an unknown operand gives an
+            // unknown sum, with no absorbing value).
+            let ring: Option<fn(i64, i64) -> i64> = match op {
+                BinOp::Add => Some(i64::wrapping_add),
+                BinOp::Sub => Some(i64::wrapping_sub),
+                _ => None,
+            };
+            if let Some(f) = ring {
+                for (a, b) in out.iter_mut().zip(&r) {
+                    *a = match (*a, *b) {
+                        (Some(x), Some(y)) => Some(crate::int::wrap(f(x, y) as i128, bits)),
+                        _ => None,
+                    };
+                }
+                scratch.give(r);
+                return;
+            }
             let absorbs = matches!(op, BinOp::Mul | BinOp::And);
             for (a, b) in out.iter_mut().zip(&r) {
                 *a = match (*a, *b) {

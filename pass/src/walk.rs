@@ -122,7 +122,9 @@ struct Walker<'p> {
     scratch: Scratch,
     low: Vec<Option<i64>>,
     high: Vec<Option<i64>>,
-    phi_values: Vec<(u32, Option<i64>)>,
+    phi_lanes: Vec<Vec<Option<i64>>>,
+    moves: Vec<(usize, u32)>,
+    entering: Vec<usize>,
     varying: Vec<bool>,
     shape: Shape,
     /// For each branch node, the side an unknown condition takes.
@@ -152,7 +154,9 @@ pub fn walk(
         scratch: Scratch::default(),
         low: Vec::new(),
         high: Vec::new(),
-        phi_values: Vec::new(),
+        phi_lanes: Vec::new(),
+        moves: Vec::new(),
+        entering: Vec::new(),
         varying: vec![false; instructions.len()],
         shape,
         guarded,
@@ -531,9 +535,7 @@ impl Walker<'_> {
                 }
                 let (node, lanes) = (*node, std::mem::take(lanes));
                 w.current = None;
-                for l in lanes {
-                    self.leave(&mut w.lanes[l], node);
-                }
+                self.leave_group(w, node, &lanes);
             }
             w.steps += 1;
             self.total_steps += 1;
@@ -561,9 +563,78 @@ impl Walker<'_> {
         }
     }
 
-    /// Moves a lane out of `node` along the edge its exit takes.
-    fn leave(&mut self, lane: &mut Lane, node: u32) {
-        let to = match &self.program.nodes[node as usize].exit {
+    /// Moves a group of lanes out of `node`, each along the edge its exit
+    /// takes; the lanes entering one block get their phis evaluated
+    /// together (`eval_lanes`).
+    fn leave_group(&mut self, w: &mut Warp, node: u32, lanes: &[usize]) {
+        let mut moves = std::mem::take(&mut self.moves);
+        moves.clear();
+        for &l in lanes {
+            match self.exit_of(&mut w.lanes[l], node) {
+                Some(t) => moves.push((l, t)),
+                None => w.lanes[l].done = true,
+            }
+        }
+        let mut targets: Vec<u32> = Vec::new();
+        for &(_, t) in &moves {
+            if !targets.contains(&t) {
+                targets.push(t);
+            }
+        }
+        let mut group = std::mem::take(&mut self.entering);
+        for t in targets {
+            group.clear();
+            group.extend(moves.iter().filter(|m| m.1 == t).map(|m| m.0));
+            self.enter_group(w, node, t, &group);
+        }
+        self.entering = group;
+        self.moves = moves;
+    }
+
+    /// Lanes `lanes` of `w` move along `from → to`: `to`'s phis are
+    /// assigned (all from the old values), loop iterations counted.
+    fn enter_group(&mut self, w: &mut Warp, from: u32, to: u32, lanes: &[usize]) {
+        let target = &self.program.nodes[to as usize];
+        for &l in lanes {
+            w.lanes[l].env.standin = Standin::Low;
+        }
+        if !target.phis.is_empty() {
+            let mut values = std::mem::take(&mut self.phi_lanes);
+            values.resize_with(target.phis.len(), Vec::new);
+            {
+                let envs: Vec<&Env> = lanes.iter().map(|&l| &w.lanes[l].env).collect();
+                for (p, out) in target.phis.iter().zip(values.iter_mut()) {
+                    match p.incoming.iter().find(|i| i.0 == from) {
+                        Some(i) => eval_lanes(&i.1, &envs, out, &mut self.scratch),
+                        None => {
+                            out.clear();
+                            out.resize(lanes.len(), None);
+                        }
+                    }
+                }
+            }
+            for (p, vals) in target.phis.iter().zip(values.iter()) {
+                for (&l, v) in lanes.iter().zip(vals) {
+                    w.lanes[l].env.vars[p.var as usize] = *v;
+                }
+            }
+            self.phi_lanes = values;
+        }
+        let back = self.shape.in_loop(to, to) && self.shape.in_loop(from, to);
+        for &l in lanes {
+            let lane = &mut w.lanes[l];
+            if back {
+                lane.trips[to as usize] += 1;
+            } else {
+                lane.trips[to as usize] = 0;
+            }
+            lane.at = to;
+        }
+    }
+
+    /// Where a lane goes from `node`: `None` when it returns.
+    fn exit_of(&mut self, lane: &mut Lane, node: u32) -> Option<u32> {
+        match &self.program.nodes[node as usize].exit {
             Exit::Return | Exit::Stop => None,
             Exit::Jump(t) => Some(*t),
             Exit::Branch {
@@ -579,10 +650,6 @@ impl Walker<'_> {
                         .unwrap_or(*default),
                 )
             }
-        };
-        match to {
-            Some(t) => self.enter(lane, node, t),
-            None => lane.done = true,
         }
     }
 
@@ -619,31 +686,5 @@ impl Walker<'_> {
         } else {
             stay
         })
-    }
-
-    /// Moves a lane along `from → to`: assigns `to`'s phis (all from the
-    /// old values) and counts loop iterations.
-    fn enter(&mut self, lane: &mut Lane, from: u32, to: u32) {
-        let target = &self.program.nodes[to as usize];
-        lane.env.standin = Standin::Low;
-        // All phis read the old values: compute them all, then assign.
-        let mut values = std::mem::take(&mut self.phi_values);
-        values.clear();
-        values.extend(target.phis.iter().map(|p| {
-            let v = (p.incoming.iter())
-                .find(|i| i.0 == from)
-                .and_then(|i| eval(&i.1, &lane.env));
-            (p.var, v)
-        }));
-        for &(var, v) in &values {
-            lane.env.vars[var as usize] = v;
-        }
-        self.phi_values = values;
-        if self.shape.in_loop(to, to) && self.shape.in_loop(from, to) {
-            lane.trips[to as usize] += 1;
-        } else {
-            lane.trips[to as usize] = 0;
-        }
-        lane.at = to;
     }
 }
