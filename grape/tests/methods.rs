@@ -2,6 +2,9 @@
 //! figures computed here independently: loads against m/k by hand, C by a set per vertex, clique
 //! optima by exhaustive search.
 
+mod common;
+
+use common::assert_exactly_balanced;
 use std::collections::{BTreeSet, HashSet};
 
 use grape::baselines::{self, hilbert_index};
@@ -110,23 +113,6 @@ fn cost(graph: &Graph, cluster: &[u32]) -> u64 {
         .filter(|s| !s.is_empty())
         .map(|s| s.len() as u64 - 1)
         .sum()
-}
-
-/// Every edge assigned to a cluster below k, cluster c holding m/k edges, one more for c < m mod k.
-fn assert_exactly_balanced(method: &str, graph: &Graph, p: &EdgePartition, k: u32) {
-    let m = graph.edges.len();
-    assert_eq!(p.parts, k, "{method}: parts");
-    assert_eq!(p.cluster.len(), m, "{method}: one cluster per edge");
-    let mut load = vec![0usize; k as usize];
-    for &c in &p.cluster {
-        assert!(c < k, "{method}: cluster {c} out of 0..{k}");
-        load[c as usize] += 1;
-    }
-    for (c, &l) in load.iter().enumerate() {
-        let expected = m / k as usize + usize::from(c < m % k as usize);
-        assert_eq!(l, expected, "{method}: cluster {c} of {k}, m = {m}");
-    }
-    assert_eq!(p.cost(graph), cost(graph, &p.cluster), "{method}: C");
 }
 
 /// The least C of an exactly balanced 2-way split (cluster 0 gets ⌈m/2⌉ edges), by trying every

@@ -1,6 +1,9 @@
 //! GRAPE's two-stage partition: exact balance on every kind of graph, the fixing stage alone on
 //! hand-made clone partitions, and cost against the original thread order.
 
+mod common;
+
+use common::assert_exactly_balanced;
 use grape::clone_graph;
 use grape::fixing::{self, FixingError};
 use grape::graph::Graph;
@@ -21,22 +24,6 @@ fn cost(graph: &Graph, cluster: &[u32]) -> u64 {
     let mut vertices: Vec<u32> = pairs.iter().map(|&(v, _)| v).collect();
     vertices.dedup();
     (pairs.len() - vertices.len()) as u64
-}
-
-/// Every edge in a cluster below k, cluster c holding exactly m/k (+1 for c < m mod k) edges.
-fn assert_exact(graph: &Graph, p: &EdgePartition, k: u32, what: &str) {
-    let m = graph.edges.len();
-    assert_eq!(p.parts, k, "{what}");
-    assert_eq!(p.cluster.len(), m, "{what}: one cluster per edge");
-    let mut loads = vec![0usize; k as usize];
-    for &c in &p.cluster {
-        assert!(c < k, "{what}: cluster {c} out of range");
-        loads[c as usize] += 1;
-    }
-    for (c, &load) in loads.iter().enumerate() {
-        let want = m / k as usize + usize::from(c < m % k as usize);
-        assert_eq!(load, want, "{what}: cluster {c} of {k}, m = {m}");
-    }
 }
 
 /// A w×h grid, vertices renumbered at random, edges sorted by lower endpoint (so that the input
@@ -137,7 +124,7 @@ fn original_order(m: usize, k: u32) -> Vec<u32> {
 fn cycle_of_eight_splits_into_two_paths() {
     let g = Graph::new(8, (0..8).map(|v| (v, (v + 1) % 8)).collect());
     let p = grape_sparse(&g, 2, 1).unwrap();
-    assert_exact(&g, &p, 2, "cycle");
+    assert_exactly_balanced("cycle", &g, &p, 2);
     assert_eq!(p.loads(), vec![4, 4]);
     // Two paths of four edges share exactly their two end vertices.
     assert_eq!(cost(&g, &p.cluster), 2);
@@ -155,14 +142,14 @@ fn exact_balance_on_every_kind_of_graph() {
     for (name, g) in &graphs {
         for k in [1, 2, 3, 7, 16] {
             let p = grape_sparse(g, k, 5).unwrap();
-            assert_exact(g, &p, k, name);
+            assert_exactly_balanced(name, g, &p, k);
             // The library's cost must agree with the independent count.
             assert_eq!(p.cost(g), cost(g, &p.cluster), "{name}, k = {k}");
             if k == 1 {
                 assert_eq!(cost(g, &p.cluster), 0, "{name}: one cluster costs nothing");
             }
             let (sf, epsilon) = grape_scale_free(g, k, 5).unwrap();
-            assert_exact(g, &sf, k, name);
+            assert_exactly_balanced(name, g, &sf, k);
             assert!((0.05..=0.25).contains(&epsilon), "{name}: ε = {epsilon}");
         }
     }
@@ -177,7 +164,7 @@ fn every_edge_count_modulo_k_balances() {
         let g = Graph::new(m, edges);
         for k in [3, 7, 16] {
             let p = grape_sparse(&g, k, 9).unwrap();
-            assert_exact(&g, &p, k, "path");
+            assert_exactly_balanced("path", &g, &p, k);
         }
     }
 }
@@ -233,7 +220,7 @@ fn euler_fixing_balances_all_cut_edges() {
         assert_eq!(m % k as usize, 0, "the construction needs k | m");
         let (clones, part) = all_cut_clone_partition(&g, k);
         let p = fixing::fix(&g, &clones, &part, k).unwrap();
-        assert_exact(&g, &p, k, "all cut");
+        assert_exactly_balanced("all cut", &g, &p, k);
         for (e, &[a, b]) in clones.edge_clones.iter().enumerate() {
             let c = p.cluster[e];
             assert!(
@@ -285,7 +272,7 @@ fn fixing_rebalances_a_lopsided_clone_partition() {
             .map(|x| u32::from(x % 11 == 0))
             .collect();
         let p = fixing::fix(&g, &clones, &part, k).unwrap();
-        assert_exact(&g, &p, k, "lopsided");
+        assert_exactly_balanced("lopsided", &g, &p, k);
     }
     let bad = vec![9; clones.clone_count()];
     assert!(matches!(
@@ -383,7 +370,7 @@ fn grid_beats_original_order_threefold() {
     let g = shuffled_grid(64, 64, 42);
     let k = 16;
     let p = grape_sparse(&g, k, 7).unwrap();
-    assert_exact(&g, &p, k, "64x64");
+    assert_exactly_balanced("64x64", &g, &p, k);
     let grape_cost = cost(&g, &p.cluster);
     let original = cost(&g, &original_order(g.edges.len(), k));
     assert!(
@@ -400,8 +387,8 @@ fn scale_free_on_preferential_attachment() {
     let k = 16;
     let sparse = grape_sparse(&g, k, 3).unwrap();
     let (sf, epsilon) = grape_scale_free(&g, k, 3).unwrap();
-    assert_exact(&g, &sparse, k, "sparse");
-    assert_exact(&g, &sf, k, "scale-free");
+    assert_exactly_balanced("sparse", &g, &sparse, k);
+    assert_exactly_balanced("scale-free", &g, &sf, k);
     let (c_sparse, c_sf) = (cost(&g, &sparse.cluster), cost(&g, &sf.cluster));
     let original = cost(&g, &original_order(g.edges.len(), k));
     eprintln!(
