@@ -309,6 +309,27 @@ pub fn run(args: &[String]) -> Result<()> {
         Some(dir) => write_outputs(dir, &graph, chosen, launch.as_ref())?,
         None => Vec::new(),
     };
+    if let (Some(dir), Some(l)) = (&req.out, &launch) {
+        // What the kernel's launch (and the driver's model) needs.
+        let (threads, blocks) = match req.method {
+            Method::Original => (
+                m as u64,
+                (m as u64).div_ceil(u64::from(l.threads_per_block)),
+            ),
+            _ => {
+                let t = thread_order(&chosen.partition, Some(l));
+                (t.edge.len() as u64, t.blocks)
+            }
+        };
+        println!(
+            "launch: {blocks} blocks of {} threads ({threads} threads, padding -1) on {}: \
+             --grid-dim={blocks} --block-dim={} and the files of {}",
+            l.threads_per_block,
+            req.arch,
+            l.threads_per_block,
+            dir.display()
+        );
+    }
     if let Some(path) = &req.json {
         let json = report(
             &req,
