@@ -305,24 +305,16 @@ pub fn run(args: &[String]) -> Result<()> {
         }
     }
     print_table(&graph, &stats, mode, parts, &runs);
+    let threads = threads_of(&graph, chosen, launch.as_ref());
     let files = match &req.out {
-        Some(dir) => write_outputs(dir, &graph, chosen, launch.as_ref())?,
+        Some(dir) => write_outputs(dir, &graph, chosen, &threads)?,
         None => Vec::new(),
     };
     if let (Some(dir), Some(l)) = (&req.out, &launch) {
         // What the kernel's launch (and the driver's model) needs.
-        let (threads, blocks) = match req.method {
-            Method::Original => (
-                m as u64,
-                (m as u64).div_ceil(u64::from(l.threads_per_block)),
-            ),
-            _ => {
-                let t = thread_order(&chosen.partition, Some(l));
-                (t.edge.len() as u64, t.blocks)
-            }
-        };
+        let (blocks, count) = (threads.blocks, threads.edge.len());
         println!(
-            "launch: {blocks} blocks of {} threads ({threads} threads, padding -1) on {}: \
+            "launch: {blocks} blocks of {} threads ({count} threads, padding -1) on {}: \
              --grid-dim={blocks} --block-dim={} and the files of {}",
             l.threads_per_block,
             req.arch,
@@ -338,6 +330,7 @@ pub fn run(args: &[String]) -> Result<()> {
             mode,
             parts,
             launch.as_ref(),
+            &threads,
             &runs,
             &files,
         );
@@ -378,28 +371,33 @@ fn print_table(graph: &Graph, stats: &DegreeStats, mode: Mode, parts: u32, runs:
     let _ = std::io::stdout().write_all(out.as_bytes());
 }
 
-/// The thread order and vertex numbering of the chosen run.
-fn orders(graph: &Graph, run: &Run, launch: Option<&Launch>) -> (ThreadOrder, Vec<u32>) {
+/// The thread order of the chosen run: the input order for `original` (the
+/// program as written), else its clusters laid out over the launch.
+fn threads_of(graph: &Graph, run: &Run, launch: Option<&Launch>) -> ThreadOrder {
     if run.method == Method::Original {
-        let identity = ThreadOrder {
+        return ThreadOrder {
             edge: (0..graph.edge_count() as i64).collect(),
             blocks: launch.map_or(0, |l| {
                 (graph.edge_count() as u64).div_ceil(u64::from(l.threads_per_block))
             }),
         };
-        return (identity, (0..graph.vertices).collect());
     }
-    (
-        thread_order(&run.partition, launch),
-        data_order(graph, &run.partition),
-    )
+    thread_order(&run.partition, launch)
+}
+
+/// The vertex numbering of the chosen run: the input's for `original`.
+fn vertex_order_of(graph: &Graph, run: &Run) -> Vec<u32> {
+    if run.method == Method::Original {
+        return (0..graph.vertices).collect();
+    }
+    data_order(graph, &run.partition)
 }
 
 fn write_outputs(
     dir: &Path,
     graph: &Graph,
     run: &Run,
-    launch: Option<&Launch>,
+    threads: &ThreadOrder,
 ) -> Result<Vec<String>> {
     std::fs::create_dir_all(dir).with_context(|| {
         format!(
@@ -407,7 +405,7 @@ fn write_outputs(
             dir.display()
         )
     })?;
-    let (threads, vertex_order) = orders(graph, run, launch);
+    let vertex_order = vertex_order_of(graph, run);
     let vertex_index = inverse(&vertex_order);
     let u32s = |v: &[u32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
     let i32s = |v: &mut dyn Iterator<Item = i64>| -> Vec<u8> {
@@ -496,6 +494,7 @@ fn report(
     mode: Mode,
     parts: u32,
     launch: Option<&Launch>,
+    order: &ThreadOrder,
     runs: &[Run],
     files: &[String],
 ) -> serde_json::Value {
@@ -513,28 +512,21 @@ fn report(
         }
         methods.insert(r.method.name().to_string(), m);
     }
-    let chosen = runs
-        .iter()
-        .find(|r| r.method == req.method)
-        .expect("the chosen method ran");
     let threads = match (req.method, launch) {
         (Method::Original, Some(l)) => json!({
-            "threads": graph.edge_count(),
+            "threads": order.edge.len(),
             "block_dim": l.threads_per_block,
-            "grid_dim": (graph.edge_count() as u64).div_ceil(u64::from(l.threads_per_block)),
+            "grid_dim": order.blocks,
         }),
-        (_, Some(l)) => {
-            let t = thread_order(&chosen.partition, Some(l));
-            json!({
-                "threads": t.edge.len(),
-                "block_dim": l.threads_per_block,
-                "grid_dim": t.blocks,
-                "blocks_per_sm": l.blocks_per_sm,
-                "sms": l.sms,
-                "arch": req.arch.to_string(),
-            })
-        }
-        (_, None) => json!({ "threads": graph.edge_count() }),
+        (_, Some(l)) => json!({
+            "threads": order.edge.len(),
+            "block_dim": l.threads_per_block,
+            "grid_dim": order.blocks,
+            "blocks_per_sm": l.blocks_per_sm,
+            "sms": l.sms,
+            "arch": req.arch.to_string(),
+        }),
+        (_, None) => json!({ "threads": order.edge.len() }),
     };
     json!({
         "graph": {

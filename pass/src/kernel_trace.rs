@@ -91,13 +91,12 @@ fn access(
         if decided.contains_key(&inst) {
             return Some((Kind::Load, read.ptr, bytes));
         }
-        // A copy expanded into a byte loop still reads global memory, at
-        // the default operator.
-        let plain = match read.classify(scope.kernels, scope.whole_program) {
-            Ok(()) => true,
-            Err(Skip::CopyLoop(_)) => global(read.ptr),
-            Err(_) => false,
-        };
+        // A copy expanded into a byte loop still reads global memory (its
+        // pointer was classified global first), at the default operator.
+        let plain = matches!(
+            read.classify(scope.kernels, scope.whole_program),
+            Ok(()) | Err(Skip::CopyLoop(_))
+        );
         return plain.then_some((Kind::FixedLoad, read.ptr, bytes));
     }
     match inst.opcode()? {
