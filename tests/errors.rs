@@ -239,7 +239,7 @@ fn outputs_never_overwrite_the_input() {
     let ptx = dir.path().join("k.ptx");
     let p = ptx.to_str().unwrap();
     let report = format!("--cache-report-file={p}");
-    assert_clean_failure(&[k, "-o", p, &report], "is also the output (-o");
+    assert_clean_failure(&[k, "-o", p, &report], "name the same file");
     let report = format!("--cache-report-file={k}");
     assert_clean_failure(&[k, "-o", p, &report], "would overwrite the input");
     assert_eq!(std::fs::read(&cu).unwrap(), before, "the input is intact");

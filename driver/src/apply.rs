@@ -53,7 +53,9 @@ pub fn run(args: &[String]) -> Result<()> {
         return Ok(());
     }
     let a = parse(args)?;
-    crate::output::check_paths(&a.input, &a.output, None)?;
+    let mut files = crate::output::Outputs::new();
+    files.input("the input", &a.input)?;
+    let out = files.output("-o", &a.output)?;
     let text = std::fs::read_to_string(&a.input)
         .with_context(|| format!("cannot read {}; give a PTX file", a.input.display()))?;
     let applied = ptx::apply(&text, a.strip).map_err(|e| {
@@ -69,5 +71,6 @@ pub fn run(args: &[String]) -> Result<()> {
             a.input.display()
         );
     }
-    crate::output::write_atomic(&a.output, applied.text.as_bytes())
+    files.fill(out, applied.text.into_bytes());
+    files.commit()
 }

@@ -87,26 +87,81 @@ const OWN_VALUED: &[&str] = &[
 ];
 const OWN_FLAGS: &[&str] = &["--verify-ptx", "--help", "-h", "--version", "-V"];
 
-/// Clang flags whose value is the next argument (so it is not an input).
+/// Clang flags whose value is the next argument (so it is neither an input
+/// nor one of the flags below: `-Xcuda-ptxas -O0` is ptxas's -O0, not the
+/// compile's). From clang 19's `Options.td` (`Separate` and
+/// `JoinedOrSeparate` kinds that CUDA users reach for).
 const CLANG_VALUED: &[&str] = &[
-    "-o",
     "-I",
     "-D",
     "-U",
     "-include",
+    "-include-pch",
+    "-imacros",
+    "-idirafter",
+    "-iprefix",
+    "-iwithprefix",
+    "-iwithprefixbefore",
     "-isystem",
+    "-isystem-after",
     "-iquote",
-    "-x",
+    "-isysroot",
+    "-ivfsoverlay",
+    "-iframework",
+    "-cxx-isystem",
+    "-F",
     "-Xclang",
     "-mllvm",
-    "-arch",
-    "-MF",
-    "-MT",
+    "-Xcuda-ptxas",
+    "-Xcuda-fatbinary",
     "-Xarch_device",
     "-Xarch_host",
+    "-Xlinker",
+    "-Xassembler",
+    "-Xpreprocessor",
+    "-Xoffload-linker",
+    "-Xanalyzer",
+    "-MT",
+    "-MQ",
     "-L",
     "-l",
+    "-target",
+    "--target",
+    "-z",
+    "-u",
+    "-T",
+    "-e",
+    "--param",
+    "-working-directory",
+    "-serialize-diagnostics",
+    "--gpu-max-threads-per-block",
 ];
+
+/// Flags that turn debug info on (clang 19, checked on the device side:
+/// each puts `.loc` lines in the PTX); `-g0` turns it off, the last one
+/// wins. Other `-g` spellings (`-gz`, `-gcolumn-info`, `-gsplit-dwarf`,
+/// `-gdwarf64`, ...) change how debug info is written, not whether.
+fn enables_debug(flag: &str) -> bool {
+    matches!(
+        flag,
+        "-g" | "-gline-tables-only"
+            | "-gline-directives-only"
+            | "-gmlt"
+            | "-gdwarf"
+            | "-gfull"
+            | "-gused"
+            | "-glldb"
+            | "-gsce"
+            | "-gdbx"
+            | "-gmodules"
+    ) || flag.starts_with("-ggdb")
+        || flag
+            .strip_prefix("-gdwarf-")
+            .is_some_and(|v| v.parse::<u8>().is_ok())
+        || flag
+            .strip_prefix("-g")
+            .is_some_and(|v| matches!(v, "1" | "2" | "3"))
+}
 
 /// Clang modes that produce no device code (preprocessing, dependency
 /// lists, a syntax check, the command lines clang would run): the driver
@@ -130,7 +185,7 @@ pub enum Output {
     Object,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Job {
     pub input: PathBuf,
     pub output: PathBuf,
@@ -145,8 +200,43 @@ pub struct Job {
     pub clang: Option<PathBuf>,
     pub cuda_path: Option<PathBuf>,
     pub verbose: bool,
-    /// Flags for clang, unchanged.
+    /// Flags for clang, unchanged (less those the driver routes itself:
+    /// `-x`, `-o`, the dependency and record files).
     pub clang_flags: Vec<String>,
+    /// What the input is: from `-x`, else its extension; `None` for an
+    /// extension the driver does not know (`Job::language` says so, after
+    /// the input itself was checked).
+    pub language: Option<Language>,
+    /// The source read from standard input (input `-`); filled by `main`.
+    pub stdin: Option<Vec<u8>>,
+    /// Files clang writes beside the output, which the driver stages and
+    /// writes with the output.
+    pub sidecars: Sidecars,
+}
+
+/// What an input holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Language {
+    Cuda,
+    /// LLVM IR, text or bitcode.
+    Ir,
+}
+
+/// Files a clang compile writes besides its output (`-MD`, `-MMD`, `-MF`;
+/// `-fsave-optimization-record`, `-foptimization-record-file`;
+/// `-ftime-trace`). Clang would write them itself, next to an output that
+/// for the driver is a temporary file; the driver has clang write them to
+/// its temporary directory and puts them where clang would have.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sidecars {
+    /// The dependency file and whether system headers are left out (`-MMD`).
+    pub deps: Option<(PathBuf, bool)>,
+    /// Whether the user named the make target (`-MT`, `-MQ`).
+    pub deps_target_given: bool,
+    /// The optimization record and its format (`yaml`, `bitstream`).
+    pub record: Option<(PathBuf, String)>,
+    /// The `-ftime-trace` JSON.
+    pub time_trace: Option<PathBuf>,
 }
 
 /// A clang run the driver does not take part in (see `PASS_THROUGH`).
@@ -221,7 +311,8 @@ struct Split {
     clang: Vec<String>,
     /// clang's flags exactly as given, for a pass-through run.
     clang_raw: Vec<String>,
-    inputs: Vec<PathBuf>,
+    /// Each input with the `-x` in force for it.
+    inputs: Vec<(PathBuf, Option<String>)>,
     output: Option<PathBuf>,
     compile_only: bool,
     asm: bool,
@@ -232,6 +323,16 @@ struct Split {
     archs: Vec<String>,
     opt_level: Option<u8>,
     cuda_path: Option<PathBuf>,
+    /// The last `-x` before the input, if any.
+    language: Option<String>,
+    /// After `--`: every argument is an input.
+    only_inputs: bool,
+    deps: Option<bool>,
+    deps_file: Option<PathBuf>,
+    deps_target_given: bool,
+    record_format: Option<String>,
+    record_file: Option<PathBuf>,
+    time_trace: Option<Option<PathBuf>>,
 }
 
 impl Split {
@@ -255,6 +356,14 @@ impl Split {
     /// Takes `argv[*i]` (and its value, advancing `i`); true if it is ours.
     fn take(&mut self, argv: &[String], i: &mut usize) -> Result<bool> {
         let a = argv[*i].as_str();
+        if self.only_inputs || a == "-" {
+            self.input(a);
+            return Ok(false);
+        }
+        if a == "--" {
+            self.only_inputs = true;
+            return Ok(true);
+        }
         let name = a.split('=').next().unwrap_or(a);
         if OWN_VALUED.contains(&name) {
             self.own.push(a.into());
@@ -274,17 +383,64 @@ impl Split {
             self.output = Some(value_of(argv, i, a)?.into());
         } else if let Some(o) = a.strip_prefix("-o").filter(|o| !o.is_empty()) {
             self.output = Some(o.into());
-        } else if !self.take_mode(a)? && !self.take_arch(argv, i)? {
+        } else if a == "-x" {
+            self.language = Some(value_of(argv, i, a)?.into());
+        } else if let Some(l) = a.strip_prefix("-x").filter(|l| !l.is_empty()) {
+            self.language = Some(l.into());
+        } else if !self.take_mode(a)? && !self.take_arch(argv, i)? && !self.take_sidecar(argv, i)? {
             if CLANG_VALUED.contains(&a) {
                 self.clang.push(a.into());
                 self.clang.push(value_of(argv, i, a)?.into());
             } else if a.starts_with('-') {
                 self.clang.push(a.into());
             } else {
-                self.inputs.push(a.into());
+                self.input(a);
             }
         }
         Ok(false)
+    }
+
+    fn input(&mut self, a: &str) {
+        self.inputs.push((a.into(), self.language.clone()));
+    }
+
+    /// Flags that make clang write a file beside the output; true if
+    /// `argv[*i]` is one.
+    fn take_sidecar(&mut self, argv: &[String], i: &mut usize) -> Result<bool> {
+        let a = argv[*i].as_str();
+        match a {
+            "-MD" => self.deps = Some(false),
+            "-MMD" => self.deps = Some(true),
+            "-MF" => self.deps_file = Some(value_of(argv, i, a)?.into()),
+            "-fsave-optimization-record" => self.record_format = Some("yaml".into()),
+            "-fno-save-optimization-record" => {
+                self.record_format = None;
+                self.record_file = None;
+            }
+            "-ftime-trace" => self.time_trace = Some(None),
+            "-MJ" | "-save-temps=obj" | "--save-temps=obj" | "-save-stats=obj"
+            | "--save-stats=obj" => bail!(
+                "{a} writes files beside the output, which gpucc-cache stages in a temporary directory; \
+                 drop it, or run clang alone for that file"
+            ),
+            _ => {
+                if let Some(f) = a.strip_prefix("-MF").filter(|f| !f.is_empty()) {
+                    self.deps_file = Some(f.into());
+                } else if let Some(f) = a.strip_prefix("-fsave-optimization-record=") {
+                    self.record_format = Some(f.into());
+                } else if let Some(f) = a.strip_prefix("-foptimization-record-file=") {
+                    self.record_file = Some(f.into());
+                } else if let Some(f) = a.strip_prefix("-ftime-trace=") {
+                    self.time_trace = Some(Some(f.into()));
+                } else {
+                    if matches!(a, "-MT" | "-MQ") || a.starts_with("-MT") || a.starts_with("-MQ") {
+                        self.deps_target_given = true;
+                    }
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
     }
 
     /// Flags that set what is produced, and how; true if `a` is one.
@@ -301,7 +457,11 @@ impl Split {
                 self.pass_through = true;
                 self.clang.push(a.into());
             }
-            _ if a.starts_with("-g") && a != "-g0" => {
+            "-g0" => {
+                self.debug = false;
+                self.clang.push(a.into());
+            }
+            _ if enables_debug(a) => {
                 self.debug = true;
                 self.clang.push(a.into());
             }
@@ -338,6 +498,8 @@ impl Split {
             self.archs.push(value_of(argv, i, a)?.into());
         } else if let Some(v) = a.strip_prefix("--cuda-path=") {
             self.cuda_path = Some(v.into());
+        } else if a == "--cuda-path" {
+            self.cuda_path = Some(value_of(argv, i, a)?.into());
         } else {
             return Ok(false);
         }
@@ -379,7 +541,7 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
     if split.pass_through {
         return Ok(Invocation::PassThrough(pass_through(split, own)));
     }
-    let input = match split.inputs.as_slice() {
+    let (input, x) = match split.inputs.as_slice() {
         [one] => one.clone(),
         [] => bail!("no input file; usage: gpucc-cache [OPTIONS] kernel.cu (see --help)"),
         many => bail!(
@@ -387,6 +549,7 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
             many.len()
         ),
     };
+    let language = language(&input, x.as_deref())?;
     let arch = one_arch(&split.archs)?;
     let kind = match (split.compile_only, split.asm, split.emit_llvm) {
         (_, true, true) => Output::LlvmText,
@@ -401,10 +564,14 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
             anyhow!("invalid value '{r}' for --cache-report: expected text, json or none")
         })?,
     };
-    let output = match split.output {
+    let output = match split.output.clone() {
         Some(o) => o,
+        None if input.as_os_str() == "-" => bail!(
+            "reading the source from standard input (-) needs -o FILE (or -o - for standard output)"
+        ),
         None => default_output(&input, kind)?,
     };
+    let sidecars = sidecars(&split, &output)?;
     Ok(Invocation::Compile(Box::new(Job {
         input,
         output,
@@ -420,7 +587,95 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
         cuda_path: split.cuda_path,
         verbose: split.verbose,
         clang_flags: split.clang,
+        language,
+        stdin: None,
+        sidecars,
     })))
+}
+
+impl Job {
+    /// The input's language, or the error for an unknown extension.
+    pub fn language(&self) -> Result<Language> {
+        if let Some(l) = self.language {
+            return Ok(l);
+        }
+        let ext = self
+            .input
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("");
+        bail!(
+            "input '{}' has {}; gpucc-cache compiles .cu or .cuh (CUDA) and .ll or .bc (NVPTX IR) files, or any file after -x cuda or -x ir",
+            self.input.display(),
+            if ext.is_empty() {
+                "no extension".to_string()
+            } else {
+                format!("the extension .{ext}")
+            }
+        )
+    }
+}
+
+/// The input's language: `-x`, else its extension (`None`: unknown).
+fn language(input: &Path, x: Option<&str>) -> Result<Option<Language>> {
+    match x {
+        Some("cuda" | "cu") => return Ok(Some(Language::Cuda)),
+        Some("ir") => return Ok(Some(Language::Ir)),
+        Some(other) => bail!(
+            "-x {other} makes no device code; gpucc-cache compiles -x cuda (CUDA) or -x ir (LLVM IR)"
+        ),
+        None => {}
+    }
+    if input.as_os_str() == "-" {
+        bail!("reading from standard input (-) needs -x cuda or -x ir to say what it is");
+    }
+    let ext = input.extension().and_then(|e| e.to_str()).unwrap_or("");
+    Ok(match ext {
+        "cu" | "cuh" => Some(Language::Cuda),
+        "ll" | "bc" => Some(Language::Ir),
+        _ => None,
+    })
+}
+
+/// Where clang would write the files it writes beside `output`: the
+/// dependency file at `-MF`, else the output with `.d`; the optimization
+/// record at `-foptimization-record-file`, else the output with
+/// `.opt.yaml` (`.opt.bitstream`); the time trace at `-ftime-trace=` (a
+/// file, or a directory to put `NAME.json` in), else the output with
+/// `.json`. Checked with clang 19 (`--cuda-device-only -S -o out/k.ptx`).
+fn sidecars(split: &Split, output: &Path) -> Result<Sidecars> {
+    let beside = |ext: &str| -> Result<PathBuf> {
+        if output.as_os_str() == "-" {
+            bail!("-o - (standard output) has no name for clang to put the .{ext} file beside; name it (-MF, -foptimization-record-file=, -ftime-trace=FILE)");
+        }
+        Ok(output.with_extension(ext))
+    };
+    let deps = match (split.deps, &split.deps_file) {
+        (Some(system), Some(f)) => Some((f.clone(), system)),
+        (Some(system), None) => Some((beside("d")?, system)),
+        (None, Some(_)) => None,
+        (None, None) => None,
+    };
+    let record = match (&split.record_format, &split.record_file) {
+        (format, Some(f)) => Some((f.clone(), format.clone().unwrap_or_else(|| "yaml".into()))),
+        (Some(format), None) => Some((beside(&format!("opt.{format}"))?, format.clone())),
+        (None, None) => None,
+    };
+    let time_trace = match &split.time_trace {
+        None => None,
+        Some(None) => Some(beside("json")?),
+        Some(Some(f)) if f.is_dir() => {
+            let stem = output.file_stem().unwrap_or(output.as_os_str());
+            Some(f.join(Path::new(stem).with_extension("json")))
+        }
+        Some(Some(f)) => Some(f.clone()),
+    };
+    Ok(Sidecars {
+        deps,
+        deps_target_given: split.deps_target_given,
+        record,
+        time_trace,
+    })
 }
 
 /// The GPU arch asked for, if any: one per run.
@@ -510,9 +765,10 @@ fn default_output(input: &Path, kind: Output) -> Result<PathBuf> {
 /// `-M` see the macros and headers the compile sees.
 fn pass_through(split: Split, own: Own) -> PassThrough {
     let mut args: Vec<String> = Vec::new();
-    let is_cuda =
-        |p: &PathBuf| matches!(p.extension().and_then(|e| e.to_str()), Some("cu" | "cuh"));
-    if !split.clang.iter().any(|f| f.starts_with("-x")) && split.inputs.iter().any(is_cuda) {
+    let is_cuda = |(p, x): &(PathBuf, Option<String>)| {
+        x.is_none() && matches!(p.extension().and_then(|e| e.to_str()), Some("cu" | "cuh"))
+    };
+    if split.language.is_none() && split.inputs.iter().any(is_cuda) {
         args.extend(["-x".into(), "cuda".into()]);
     }
     // The wheels' CUDA 12.5 is newer than clang 19 fully knows; the device side is fine.

@@ -14,13 +14,14 @@
 //! load) and they are stripped after the pass, so the code is what it would
 //! have been without them.
 
-use std::path::Path;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use gpucc_cache_pass::options::{Options, ENV_OPTIONS};
 use gpucc_cache_pass::ptx::{self, Strip};
-use gpucc_cache_pass::{is_nvptx, run_on, write_report, Lowering, Mode, Report, ReportFormat};
+use gpucc_cache_pass::{is_nvptx, run_on, Lowering, Mode, Report, ReportFormat};
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
@@ -29,65 +30,121 @@ use inkwell::targets::{
 };
 use inkwell::OptimizationLevel;
 
-use crate::args::{Job, Output};
+use crate::args::{Job, Language, Output};
+use crate::output::Outputs;
 use crate::toolchain;
 
 /// clang's default CUDA arch (clang 19).
 const DEFAULT_ARCH: &str = "sm_52";
 
-fn is_ir(input: &Path) -> bool {
-    matches!(
-        input.extension().and_then(|e| e.to_str()),
-        Some("ll" | "bc")
-    )
+fn is_ir(job: &Job) -> bool {
+    job.language == Some(Language::Ir)
 }
 
+/// What a route made, for `run` to write.
+struct Made {
+    /// The output's bytes: PTX, IR, or an object.
+    output: Vec<u8>,
+    report: Option<Report>,
+    /// The files clang wrote beside the output, in the scratch directory.
+    deps: Option<Vec<u8>>,
+    record: Option<Vec<u8>>,
+    time_trace: Option<Vec<u8>>,
+}
+
+/// Compiles `job`. Every file it names is planned first (a bad path fails
+/// before any work), the inputs guarded by identity (the input, kernel
+/// data, response files, and the headers clang read), and nothing is
+/// written until everything has succeeded.
 pub fn run(job: &Job) -> Result<()> {
-    crate::output::check_input(&job.input)?;
-    if job.output.is_dir() {
-        bail!(
-            "output '{}' is a directory; give a file name with -o",
-            job.output.display()
-        );
+    if job.stdin.is_none() {
+        crate::output::check_input(&job.input)?;
     }
-    let parent = job
-        .output
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if !parent.is_dir() {
-        bail!(
-            "output directory '{}' does not exist; create it or change -o",
-            parent.display()
-        );
+    job.language()?;
+    let mut files = Outputs::new();
+    if job.stdin.is_none() {
+        files.input("the input", &job.input)?;
     }
-    crate::output::check_paths(&job.input, &job.output, job.report_file.as_deref())?;
-    // Kernel data is input too.
     for d in &job.options.kernel_data {
-        for (flag, out) in [
-            ("-o", Some(&job.output)),
-            ("--cache-report-file", job.report_file.as_ref()),
-        ] {
-            if out.is_some_and(|o| crate::output::same_file(o, &d.path)) {
-                bail!(
-                    "{flag} {} would overwrite the kernel data {}; choose another file name",
-                    out.map(|o| o.display().to_string()).unwrap_or_default(),
-                    d.path.display()
-                );
-            }
+        files.input("the kernel data", &d.path)?;
+    }
+    let output = if job.output.as_os_str() == "-" {
+        None
+    } else {
+        Some(files.output("-o", &job.output)?)
+    };
+    let report_file = match &job.report_file {
+        Some(r) => Some(files.output("--cache-report-file", r)?),
+        None => None,
+    };
+    let side = &job.sidecars;
+    let deps = match &side.deps {
+        Some((f, _)) => Some(files.output("-MF", f)?),
+        None => None,
+    };
+    let record = match &side.record {
+        Some((f, _)) => Some(files.output("-foptimization-record-file", f)?),
+        None => None,
+    };
+    let time_trace = match &side.time_trace {
+        Some(f) => Some(files.output("-ftime-trace", f)?),
+        None => None,
+    };
+    if is_ir(job) && (side.deps.is_some() || side.record.is_some() || side.time_trace.is_some()) {
+        bail!(
+            "-MD, -fsave-optimization-record and -ftime-trace need a CUDA source; {} is IR",
+            job.input.display()
+        );
+    }
+    let scratch = crate::output::temp_dir()?;
+    let made = if is_ir(job) {
+        in_process(job, scratch.path())?
+    } else {
+        let made = through_clang(job, scratch.path())?;
+        // The headers clang read are inputs too: no output may be one.
+        let all_deps = std::fs::read(scratch.path().join(DEPS_FILE))
+            .context("clang wrote no dependency list")?;
+        for header in crate::depfile::dependencies(&String::from_utf8_lossy(&all_deps)) {
+            files.input("a file the source includes", &header)?;
+        }
+        made
+    };
+    let report_text = made.report.as_ref().and_then(|r| match job.report {
+        ReportFormat::None => None,
+        ReportFormat::Text => Some(r.to_text()),
+        ReportFormat::Json => Some(r.to_json()),
+    });
+    if let Some(slot) = output {
+        files.fill(slot, made.output.clone());
+    }
+    for (slot, bytes) in [
+        (deps, made.deps),
+        (record, made.record),
+        (time_trace, made.time_trace),
+    ] {
+        if let (Some(slot), Some(bytes)) = (slot, bytes) {
+            files.fill(slot, bytes);
         }
     }
-    // Clang's route (and ptxas) need TMPDIR, clang for its own intermediates
-    // too; a bad one fails here with a message that names it, not half-way.
-    if !is_ir(&job.input) || job.verify_ptx {
-        crate::output::temp_dir()?;
+    if let (Some(slot), Some(text)) = (report_file, &report_text) {
+        files.fill(slot, text.clone().into_bytes());
     }
-    if is_ir(&job.input) {
-        in_process(job)
-    } else {
-        through_clang(job)
+    files.commit()?;
+    if output.is_none() {
+        let mut out = std::io::stdout().lock();
+        out.write_all(&made.output)
+            .and_then(|()| out.flush())
+            .context("cannot write the output to standard output")?;
     }
+    if let (None, Some(text)) = (&job.report_file, report_text) {
+        eprint!("{text}");
+    }
+    Ok(())
 }
+
+/// The dependency list clang writes for the driver, in the scratch
+/// directory: every file the compile read.
+const DEPS_FILE: &str = "all.d";
 
 fn arch_name(job: &Job) -> String {
     job.arch
@@ -140,17 +197,20 @@ fn first_line(e: inkwell::support::LLVMString) -> String {
 
 /// Reads an NVPTX module (`.ll` or `.bc`) and verifies it: a one-line error
 /// for an empty file, malformed IR, another target or invalid IR.
-pub(crate) fn parse_module<'c>(context: &'c Context, input: &Path) -> Result<Module<'c>> {
-    let bitcode =
-        std::fs::read(input).with_context(|| format!("cannot read {}", input.display()))?;
+pub(crate) fn parse_module<'c>(context: &'c Context, job: &Job) -> Result<Module<'c>> {
+    let shown = shown(job);
+    let bitcode = match &job.stdin {
+        Some(source) => source.clone(),
+        None => std::fs::read(&job.input).with_context(|| format!("cannot read {shown}"))?,
+    };
+    let input = Path::new(&shown);
     if bitcode.iter().all(u8::is_ascii_whitespace) {
         bail!(
             "{} is empty; give an LLVM IR module (.ll) or bitcode (.bc) for nvptx64",
             input.display()
         );
     }
-    let buffer =
-        MemoryBuffer::create_from_memory_range_copy(&bitcode, &input.display().to_string());
+    let buffer = MemoryBuffer::create_from_memory_range_copy(&bitcode, &shown);
     let module = context.create_module_from_ir(buffer).map_err(|e| {
         let msg = e.to_string();
         let first = msg
@@ -187,12 +247,15 @@ pub(crate) fn device_module<'c>(
     tmp: &Path,
     opts: &mut Options,
 ) -> Result<Module<'c>> {
-    crate::output::check_input(&job.input)?;
-    if is_ir(&job.input) {
-        return parse_module(context, &job.input);
+    if job.stdin.is_none() {
+        crate::output::check_input(&job.input)?;
+    }
+    job.language()?;
+    if is_ir(job) {
+        return parse_module(context, job);
     }
     let (clang, cuda) = find_tools(job)?;
-    add_host_launches(&job.input, opts);
+    add_host_launches(job, opts);
     let ir = tmp.join("device.bc");
     let mut cmd = clang_command(job, &clang.path, &cuda.path);
     // Parameter names, so that --kernel-arg can name them.
@@ -203,23 +266,26 @@ pub(crate) fn device_module<'c>(
         "-fno-discard-value-names",
         "-o",
     ])
-    .arg(&ir)
-    .arg(&job.input);
-    match toolchain::run(&mut cmd, job.verbose)? {
-        toolchain::Ended::Ok => parse_module(context, &ir),
+    .arg(&ir);
+    match run_clang(job, &mut cmd)? {
+        toolchain::Ended::Ok => parse_module(
+            context,
+            &Job {
+                input: ir.clone(),
+                stdin: None,
+                ..job.clone()
+            },
+        ),
         toolchain::Ended::Failed => {
-            bail!(
-                "clang failed on {} (its errors are above)",
-                job.input.display()
-            )
+            bail!("clang failed on {} (its errors are above)", shown(job))
         }
         toolchain::Ended::Crashed(sig) => {
-            bail!("clang crashed (signal {sig}) on {}", job.input.display())
+            bail!("clang crashed (signal {sig}) on {}", shown(job))
         }
     }
 }
 
-fn in_process(job: &Job) -> Result<()> {
+fn in_process(job: &Job, _scratch: &Path) -> Result<Made> {
     if job.kind == Output::Object {
         bail!(
             "-c needs a .cu input (objects embed host code); {} is IR",
@@ -228,7 +294,7 @@ fn in_process(job: &Job) -> Result<()> {
     }
     let opts = job.options.clone();
     let context = Context::create();
-    let module = parse_module(&context, &job.input)?;
+    let module = parse_module(&context, job)?;
     // Whether the user's module carries debug info (then only the keys are
     // removed from the PTX, not the user's line table).
     let had_debug = module.get_global_metadata_size("llvm.dbg.cu") > 0;
@@ -260,18 +326,12 @@ fn in_process(job: &Job) -> Result<()> {
         .report
         .as_ref()
         .map_or_else(|| DEFAULT_ARCH.to_string(), |r| r.arch.clone());
-    match job.kind {
-        Output::LlvmText => module
-            .print_to_file(&job.output)
-            .map_err(|e| anyhow!("cannot write {}: {e}", job.output.display()))?,
-        Output::LlvmBitcode => {
-            if !module.write_bitcode_to_path(&job.output) {
-                bail!(
-                    "cannot write {}; check the directory exists and is writable",
-                    job.output.display()
-                );
-            }
-        }
+    let (output, report) = match job.kind {
+        Output::LlvmText => (module.print_to_string().to_bytes().to_vec(), outcome.report),
+        Output::LlvmBitcode => (
+            module.write_bitcode_to_memory().as_slice().to_vec(),
+            outcome.report,
+        ),
         Output::Ptx => {
             let ptx = emit_ptx(&module, &arch, job.opt_level)?;
             let keyed = String::from_utf8_lossy(&ptx);
@@ -283,15 +343,18 @@ fn in_process(job: &Job) -> Result<()> {
             let report = outcome
                 .report
                 .ok_or_else(|| anyhow!("internal error: the pass returned no report"))?;
-            return finish_ptx(job, &keyed, report, strip);
+            let (text, report) = finish_ptx(job, &keyed, report, strip)?;
+            (text.into_bytes(), Some(report))
         }
         Output::Object => unreachable!("objects go through clang"),
-    }
-    if let Some(report) = outcome.report {
-        write_report(&report, job.report, job.report_file.as_deref())
-            .map_err(|e| anyhow!("{e}"))?;
-    }
-    Ok(())
+    };
+    Ok(Made {
+        output,
+        report,
+        deps: None,
+        record: None,
+        time_trace: None,
+    })
 }
 
 /// `-use-unknown-locations=Enable`, as the `.cu` route passes it to clang:
@@ -373,20 +436,21 @@ fn emit_ptx(module: &Module, arch: &str, opt_level: u8) -> Result<Vec<u8>> {
 
 fn verify_ptx(cuda: &Path, ptx: &Path, arch: &str, verbose: bool) -> Result<()> {
     let ptxas = toolchain::ptxas(cuda)?;
-    let out = tempfile::NamedTempFile::new()?;
+    let out = ptx.with_extension("cubin");
     let mut cmd = Command::new(&ptxas);
     cmd.arg(format!("-arch={arch}"))
         .arg(ptx)
         .arg("-o")
-        .arg(out.path());
+        .arg(&out);
     if !matches!(toolchain::run(&mut cmd, verbose)?, toolchain::Ended::Ok) {
         bail!("ptxas rejected {} (its errors are above)", ptx.display());
     }
     Ok(())
 }
 
-/// `-c` and remark runs: clang drives, the plugin decides.
-fn through_clang(job: &Job) -> Result<()> {
+/// `.cu` input: clang drives, the plugin decides. Clang writes only into
+/// `scratch`: the output, the report, the dependency list and any record.
+fn through_clang(job: &Job, scratch: &Path) -> Result<Made> {
     let (clang, cuda) = find_tools(job)?;
     if job.kind == Output::Object && !toolchain::is_full_toolkit(&cuda.path) {
         bail!(
@@ -395,16 +459,14 @@ fn through_clang(job: &Job) -> Result<()> {
         );
     }
     let plugin = toolchain::plugin()?;
-    let tmp = crate::output::temp_dir()?;
-    let report_path = tmp.path().join("report.json");
-    let keyed_ptx = tmp.path().join("keyed.ptx");
+    let report_path = scratch.join("report.json");
     let ptx = job.kind == Output::Ptx;
     let mut opts = Options {
         report: ReportFormat::Json,
         report_file: Some(report_path.clone()),
         ..job.options.clone()
     };
-    add_host_launches(&job.input, &mut opts);
+    add_host_launches(job, &mut opts);
     let mut cmd = clang_command(job, &clang.path, &cuda.path);
     match job.kind {
         Output::Object => {
@@ -444,46 +506,129 @@ fn through_clang(job: &Job) -> Result<()> {
         cmd.arg("-fno-discard-value-names");
         opts.discard_names = true;
     }
+    let side = sidecar_flags(job, scratch, &mut cmd);
     cmd.arg(format!("-fpass-plugin={}", plugin.display()));
     cmd.env(ENV_OPTIONS, opts.to_params());
-    let out = if ptx { &keyed_ptx } else { &job.output };
-    cmd.arg("-o").arg(out).arg(&job.input);
-    match toolchain::run(&mut cmd, job.verbose)? {
+    // The driver needs the plugin's extension point, whatever the user's
+    // environment says for their own `opt` pipelines.
+    cmd.env_remove("GPUCC_CACHE_EP");
+    let out = scratch.join("out");
+    cmd.arg("-o").arg(&out);
+    match run_clang(job, &mut cmd)? {
         toolchain::Ended::Ok => {}
         toolchain::Ended::Failed => {
-            bail!("clang failed on {} (its errors are above)", job.input.display())
+            bail!("clang failed on {} (its errors are above)", shown(job))
         }
         toolchain::Ended::Crashed(sig) => bail!(
             "clang crashed (signal {sig}) on {}; rerun with --cache-policy=off to see whether gpucc-cache is involved, and report it",
-            job.input.display()
+            shown(job)
         ),
     }
     let text = std::fs::read_to_string(&report_path).context("the plugin wrote no report")?;
     let report: Report =
         serde_json::from_str(&text).context("the plugin's report is not valid JSON")?;
-    if ptx {
-        let keyed = std::fs::read_to_string(&keyed_ptx).context("clang wrote no PTX")?;
+    let made = std::fs::read(&out).context("clang wrote no output")?;
+    let read_side = |p: Option<PathBuf>| -> Result<Option<Vec<u8>>> {
+        p.map(|p| std::fs::read(&p).with_context(|| format!("clang wrote no {}", p.display())))
+            .transpose()
+    };
+    let (output, report) = if ptx {
+        let keyed = String::from_utf8_lossy(&made);
         let strip = if job.debug {
             Strip::KeysOnly
         } else {
             Strip::AllDebugInfo
         };
-        return finish_ptx(job, &keyed, report, strip);
+        let (text, report) = finish_ptx(job, &keyed, report, strip)?;
+        (text.into_bytes(), report)
+    } else {
+        (made, report)
+    };
+    Ok(Made {
+        output,
+        report: Some(report),
+        deps: read_side(side.deps)?,
+        record: read_side(side.record)?,
+        time_trace: read_side(side.time_trace)?,
+    })
+}
+
+/// Where clang writes the files it writes beside the output (all in
+/// `scratch`), for `through_clang` to read back.
+struct SidecarPaths {
+    deps: Option<PathBuf>,
+    record: Option<PathBuf>,
+    time_trace: Option<PathBuf>,
+}
+
+/// Adds the flags that send clang's dependency list, optimization record
+/// and time trace into `scratch`. The dependency list is always asked for:
+/// the headers are inputs no output may overwrite.
+fn sidecar_flags(job: &Job, scratch: &Path, cmd: &mut Command) -> SidecarPaths {
+    let side = &job.sidecars;
+    let deps = scratch.join(DEPS_FILE);
+    // -MMD if the user asked for it: their file must be what clang writes.
+    let user_only = side.deps.as_ref().is_some_and(|(_, user_only)| *user_only);
+    cmd.arg(if user_only { "-MMD" } else { "-MD" })
+        .arg("-MF")
+        .arg(&deps);
+    if !side.deps_target_given {
+        // clang's default target is the output, which is ours in scratch.
+        cmd.arg("-MQ").arg(&job.output);
     }
-    if wants_report(job) {
-        write_report(&report, job.report, job.report_file.as_deref())
-            .map_err(|e| anyhow!("{e}"))?;
+    let record = side.record.as_ref().map(|(_, format)| {
+        let f = scratch.join("record");
+        cmd.arg(format!("-fsave-optimization-record={format}"))
+            .arg(format!("-foptimization-record-file={}", f.display()));
+        f
+    });
+    let time_trace = side.time_trace.as_ref().map(|_| {
+        let f = scratch.join("trace.json");
+        cmd.arg(format!("-ftime-trace={}", f.display()));
+        f
+    });
+    SidecarPaths {
+        deps: side.deps.as_ref().map(|_| deps),
+        record,
+        time_trace,
     }
-    Ok(())
+}
+
+/// The input as messages name it.
+fn shown(job: &Job) -> String {
+    if job.stdin.is_some() {
+        "<stdin>".into()
+    } else {
+        job.input.display().to_string()
+    }
+}
+
+/// Runs clang on the job's input: the file, or `-` with the source fed on
+/// clang's standard input.
+fn run_clang(job: &Job, cmd: &mut Command) -> Result<toolchain::Ended> {
+    match &job.stdin {
+        None => {
+            cmd.arg(&job.input);
+            toolchain::run(cmd, job.verbose)
+        }
+        Some(source) => {
+            cmd.arg("-").stdin(std::process::Stdio::piped());
+            toolchain::run_with_input(cmd, source, job.verbose)
+        }
+    }
 }
 
 /// Block and grid shapes of the constant launches in the file's host code
 /// (`<<<grid, block>>>`, `cudaLaunchKernel`), after the user's own: the
 /// analysis needs the shape the program really uses.
-fn add_host_launches(input: &Path, opts: &mut Options) {
+fn add_host_launches(job: &Job, opts: &mut Options) {
     use gpucc_cache_pass::options::{Dim3, KernelShape, ShapeOrigin};
-    let Ok(source) = std::fs::read_to_string(input) else {
-        return;
+    let source = match &job.stdin {
+        Some(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+        None => match std::fs::read_to_string(&job.input) {
+            Ok(s) => s,
+            Err(_) => return,
+        },
     };
     let dim = |s: crate::launch::Shape| Dim3 {
         x: s.x,
@@ -510,15 +655,15 @@ fn add_host_launches(input: &Path, opts: &mut Options) {
 }
 
 /// From keyed PTX to the user's PTX: operators written, keys removed,
-/// report completed with what the PTX holds. The report is written first,
-/// so that a failure leaves no PTX behind; the PTX is written atomically.
-fn finish_ptx(job: &Job, keyed: &str, mut report: Report, strip: Strip) -> Result<()> {
-    let unreadable = |e: ptx::PtxError| {
-        anyhow!(
-            "cannot read the backend's PTX for {}: {e}",
-            job.input.display()
-        )
-    };
+/// report completed with what the PTX holds.
+fn finish_ptx(
+    job: &Job,
+    keyed: &str,
+    mut report: Report,
+    strip: Strip,
+) -> Result<(String, Report)> {
+    let unreadable =
+        |e: ptx::PtxError| anyhow!("cannot read the backend's PTX for {}: {e}", shown(job));
     let mut applied = ptx::apply(keyed, strip).map_err(unreadable)?;
     let recovered = ptx::recover(&report, &applied);
     if !recovered.is_empty() {
@@ -544,13 +689,9 @@ fn finish_ptx(job: &Job, keyed: &str, mut report: Report, strip: Strip) -> Resul
         verify_ptx(&cuda, &check, &applied.target.arch.to_string(), job.verbose).map_err(|_| {
             anyhow!(
                 "ptxas rejected the PTX for {} (its errors are above); no output written",
-                job.input.display()
+                shown(job)
             )
         })?;
     }
-    if wants_report(job) {
-        write_report(&report, job.report, job.report_file.as_deref())
-            .map_err(|e| anyhow!("{e}"))?;
-    }
-    crate::output::write_atomic(&job.output, applied.text.as_bytes())
+    Ok((applied.text, report))
 }

@@ -13,7 +13,7 @@
 //! compile; the code itself is not compiled to PTX.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use gpucc_cache_pass::analysis::KernelTrace;
@@ -180,36 +180,22 @@ pub fn run(args: &[String]) -> Result<()> {
             bail!("preprocessing and syntax-only flags do not apply to locality; {USAGE}")
         }
     };
-    for (flag, out) in [("--csv", &req.csv), ("--svg", &req.svg)] {
-        let Some(out) = out else { continue };
-        if crate::output::same_file(out, &job.input) {
-            bail!(
-                "{flag}={} would overwrite the input {}; choose another file name",
-                out.display(),
-                job.input.display()
-            );
-        }
-        if out.is_dir() {
-            bail!("{flag}={} is a directory; give a file name", out.display());
-        }
-        // Checked before the minutes a model may take, not after.
-        let parent = out.parent().filter(|p| !p.as_os_str().is_empty());
-        if parent.is_some_and(|p| !p.is_dir()) {
-            bail!(
-                "{flag}={}: the directory {} does not exist; create it or give another path",
-                out.display(),
-                parent.map(|p| p.display().to_string()).unwrap_or_default()
-            );
-        }
+    // Planned before the minutes a model may take; none may be an input.
+    let mut files = crate::output::Outputs::new();
+    if job.stdin.is_none() {
+        files.input("the input", &job.input)?;
     }
-    if let (Some(c), Some(s)) = (&req.csv, &req.svg) {
-        if crate::output::same_file(c, s) || c == s {
-            bail!(
-                "--csv and --svg name the same file '{}'; give two names",
-                c.display()
-            );
-        }
+    for d in &job.options.kernel_data {
+        files.input("the kernel data", &d.path)?;
     }
+    let csv_slot = match &req.csv {
+        Some(c) => Some(files.output("--csv", c)?),
+        None => None,
+    };
+    let svg_slot = match &req.svg {
+        Some(s) => Some(files.output("--svg", s)?),
+        None => None,
+    };
     let tmp = crate::output::temp_dir()?;
     let context = Context::create();
     let mut opts = job.options.clone();
@@ -245,30 +231,22 @@ pub fn run(args: &[String]) -> Result<()> {
     );
     let mut csv = Vec::new();
     write_csv(&all, &mut csv).context("cannot format the curves")?;
-    match &req.csv {
-        Some(path) => write_file(path, &csv)?,
-        None if req.svg.is_none() => {
-            let _ = std::io::stdout().write_all(&csv);
-        }
-        None => {}
-    }
-    if let Some(path) = &req.svg {
+    if let Some(slot) = svg_slot {
         let title = format!(
             "{} - {} level, {}",
             kt.name.split('(').next().unwrap_or(&kt.name),
             all[0].level.name(),
             report.arch
         );
-        crate::plot::write_svg(&all[0], path, &title)?;
+        files.fill(slot, crate::plot::render(&all[0], &title)?.into_bytes());
+    }
+    let to_stdout = csv_slot.is_none() && svg_slot.is_none();
+    if let Some(slot) = csv_slot {
+        files.fill(slot, csv.clone());
+    }
+    files.commit()?;
+    if to_stdout {
+        let _ = std::io::stdout().write_all(&csv);
     }
     Ok(())
-}
-
-fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    std::fs::write(path, bytes).with_context(|| {
-        format!(
-            "cannot write {}; check the directory exists and is writable",
-            path.display()
-        )
-    })
 }

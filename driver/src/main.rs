@@ -11,13 +11,16 @@
 mod apply;
 mod args;
 mod compile;
+mod depfile;
 mod fatal;
 mod flags;
+mod interrupt;
 mod launch;
 mod locality;
 mod output;
 mod partition;
 mod plot;
+mod response;
 mod toolchain;
 
 use std::io::Write as _;
@@ -28,16 +31,13 @@ use anyhow::{bail, Result};
 fn main() -> ExitCode {
     // First, so that no LLVM code runs without it.
     fatal::install();
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    let result = if argv.first().is_some_and(|a| a == "apply") {
-        apply::run(&argv[1..]).map(|()| ExitCode::SUCCESS)
-    } else if argv.first().is_some_and(|a| a == "locality") {
-        locality::run(&argv[1..]).map(|()| ExitCode::SUCCESS)
-    } else if argv.first().is_some_and(|a| a == "partition") {
-        partition::run(&argv[1..]).map(|()| ExitCode::SUCCESS)
-    } else {
-        compile(&argv)
-    };
+    interrupt::install();
+    let result = response::expand(&std::env::args().skip(1).collect::<Vec<_>>()).and_then(
+        |(argv, files)| {
+            output::set_response_files(files);
+            dispatch(&argv)
+        },
+    );
     match result {
         Ok(code) => code,
         Err(e) => {
@@ -52,6 +52,18 @@ fn main() -> ExitCode {
     }
 }
 
+fn dispatch(argv: &[String]) -> Result<ExitCode> {
+    if argv.first().is_some_and(|a| a == "apply") {
+        apply::run(&argv[1..]).map(|()| ExitCode::SUCCESS)
+    } else if argv.first().is_some_and(|a| a == "locality") {
+        locality::run(&argv[1..]).map(|()| ExitCode::SUCCESS)
+    } else if argv.first().is_some_and(|a| a == "partition") {
+        partition::run(&argv[1..]).map(|()| ExitCode::SUCCESS)
+    } else {
+        compile(argv)
+    }
+}
+
 fn compile(argv: &[String]) -> Result<ExitCode> {
     args::parse(argv).and_then(|inv| match inv {
         args::Invocation::Help(text) => {
@@ -60,11 +72,36 @@ fn compile(argv: &[String]) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         args::Invocation::PassThrough(run) => pass_through(&run),
-        args::Invocation::Compile(job) => {
-            fatal::set_input(job.input.display().to_string());
+        args::Invocation::Compile(mut job) => {
+            if job.input.as_os_str() == "-" {
+                job.stdin = Some(read_stdin()?);
+                fatal::set_input("<stdin>".into());
+            } else {
+                fatal::set_input(job.input.display().to_string());
+            }
             compile::run(&job).map(|()| ExitCode::SUCCESS)
         }
     })
+}
+
+/// The most bytes of source read from standard input.
+const MAX_STDIN: u64 = 256 << 20;
+
+fn read_stdin() -> Result<Vec<u8>> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_STDIN + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| anyhow::anyhow!("cannot read the source from standard input: {e}"))?;
+    if bytes.len() as u64 > MAX_STDIN {
+        bail!(
+            "standard input holds more than {} MiB of source; give a file",
+            MAX_STDIN >> 20
+        );
+    }
+    Ok(bytes)
 }
 
 /// `-E`, `-M`, `-fsyntax-only`, `-###`: clang runs alone, with the clang and

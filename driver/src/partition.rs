@@ -22,6 +22,8 @@ use grape::layout::{fits, thread_order, Launch, ThreadOrder};
 use grape::methods::{self, Method, Run};
 use grape::placement::{data_order, inverse};
 
+use crate::output::Outputs;
+
 const USAGE: &str = "usage: gpucc-cache partition GRAPH (--parts=K | --block-dim=T [--cuda-gpu-arch=sm_XX]) [--method=grape|vertex|original|random|hilbert] [--out=DIR] [--json=PATH]";
 
 const HELP: &str = "\
@@ -206,49 +208,23 @@ pub fn run(args: &[String]) -> Result<()> {
         return Ok(());
     }
     let req = parse(args)?;
-    let input = Path::new(&req.graph);
-    for out in [&req.json, &req.out].into_iter().flatten() {
-        if crate::output::same_file(out, input) {
-            bail!(
-                "{} would overwrite the input graph; choose another path",
-                out.display()
-            );
-        }
+    // Every file planned before the minutes a partition may take; none
+    // may be the input graph.
+    let mut files = Outputs::new();
+    if !req.graph.starts_with("gen:") {
+        files.input("the input graph", Path::new(&req.graph))?;
     }
+    let mut out_slots = Vec::new();
     if let Some(dir) = &req.out {
+        files.directory("--out", dir)?;
         for name in OUT_FILES {
-            let f = dir.join(name);
-            if crate::output::same_file(&f, input) {
-                bail!(
-                    "--out={} would overwrite the input graph {}; choose another directory",
-                    dir.display(),
-                    f.display()
-                );
-            }
-            if req
-                .json
-                .as_ref()
-                .is_some_and(|j| crate::output::same_file(j, &f) || *j == f)
-            {
-                bail!(
-                    "--json names {}, a file --out writes; choose another name",
-                    f.display()
-                );
-            }
-        }
-        if dir.exists() && !dir.is_dir() {
-            bail!("--out={} is a file; give a directory", dir.display());
+            out_slots.push((name, files.output("--out", &dir.join(name))?));
         }
     }
-    if let Some(j) = &req.json {
-        let parent = j.parent().filter(|p| !p.as_os_str().is_empty());
-        if parent.is_some_and(|p| !p.is_dir()) || j.is_dir() {
-            bail!(
-                "--json={}: not a writable file path; check the directory exists",
-                j.display()
-            );
-        }
-    }
+    let json_slot = match &req.json {
+        Some(j) => Some(files.output("--json", j)?),
+        None => None,
+    };
     let launch = req.block.map(|t| launch_for(t, req.arch)).transpose()?;
     let graph = read_graph(&req.graph)?;
     let m = graph.edge_count();
@@ -306,10 +282,16 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     print_table(&graph, &stats, mode, parts, &runs);
     let threads = threads_of(&graph, chosen, launch.as_ref());
-    let files = match &req.out {
-        Some(dir) => write_outputs(dir, &graph, chosen, &threads)?,
+    let written = match &req.out {
+        Some(_) => out_files(&graph, chosen, &threads),
         None => Vec::new(),
     };
+    for (name, bytes) in &written {
+        if let Some((_, slot)) = out_slots.iter().find(|(n, _)| *n == *name) {
+            files.fill(*slot, bytes.clone());
+        }
+    }
+    let names: Vec<String> = written.iter().map(|(n, _)| n.to_string()).collect();
     if let (Some(dir), Some(l)) = (&req.out, &launch) {
         // What the kernel's launch (and the driver's model) needs.
         let (blocks, count) = (threads.blocks, threads.edge.len());
@@ -322,7 +304,7 @@ pub fn run(args: &[String]) -> Result<()> {
             dir.display()
         );
     }
-    if let Some(path) = &req.json {
+    if req.json.is_some() {
         let json = report(
             &req,
             &graph,
@@ -332,12 +314,14 @@ pub fn run(args: &[String]) -> Result<()> {
             launch.as_ref(),
             &threads,
             &runs,
-            &files,
+            &names,
         );
         let text = serde_json::to_string_pretty(&json).context("cannot format the JSON")?;
-        crate::output::write_atomic(path, (text + "\n").as_bytes())?;
+        if let Some(slot) = json_slot {
+            files.fill(slot, (text + "\n").into_bytes());
+        }
     }
-    Ok(())
+    files.commit()
 }
 
 fn print_table(graph: &Graph, stats: &DegreeStats, mode: Mode, parts: u32, runs: &[Run]) {
@@ -393,18 +377,8 @@ fn vertex_order_of(graph: &Graph, run: &Run) -> Vec<u32> {
     data_order(graph, &run.partition)
 }
 
-fn write_outputs(
-    dir: &Path,
-    graph: &Graph,
-    run: &Run,
-    threads: &ThreadOrder,
-) -> Result<Vec<String>> {
-    std::fs::create_dir_all(dir).with_context(|| {
-        format!(
-            "cannot create --out={}; check the path is writable",
-            dir.display()
-        )
-    })?;
+/// The files of `--out`, by name.
+fn out_files(graph: &Graph, run: &Run, threads: &ThreadOrder) -> Vec<(&'static str, Vec<u8>)> {
     let vertex_order = vertex_order_of(graph, run);
     let vertex_index = inverse(&vertex_order);
     let u32s = |v: &[u32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
@@ -478,12 +452,7 @@ fn write_outputs(
             })),
         ));
     }
-    let mut names = Vec::new();
-    for (name, bytes) in files {
-        crate::output::write_atomic(&dir.join(name), &bytes)?;
-        names.push(name.to_string());
-    }
-    Ok(names)
+    files
 }
 
 #[allow(clippy::too_many_arguments)]

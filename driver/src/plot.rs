@@ -7,8 +7,6 @@
 //! and estimates their width itself, and the viewer picks the font. Other
 //! picture formats are deliberately not offered.
 
-use std::path::Path;
-
 use anyhow::{Context, Result};
 use gpucc_cache_pass::locality::{Curves, KS, NS};
 use plotters::coord::Shift;
@@ -30,16 +28,9 @@ const COLOURS: [RGBColor; KS.len()] = [
     RGBColor(204, 121, 167),
 ];
 
-/// Writes `curves` to `path` as an SVG plot headed `title`.
-pub fn write_svg(curves: &Curves, path: &Path, title: &str) -> Result<()> {
-    let svg = render(curves, title)?;
-    std::fs::write(path, svg)
-        .with_context(|| format!("cannot write the locality plot {}", path.display()))
-}
-
 /// The SVG text of the plot. Rendered into memory first, so that a failure
 /// leaves no half-written file behind.
-fn render(curves: &Curves, title: &str) -> Result<String> {
+pub fn render(curves: &Curves, title: &str) -> Result<String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
@@ -149,13 +140,5 @@ mod tests {
             assert_eq!(svg.matches(&lines).count(), 2, "{hex}");
             assert_eq!(svg.matches(&markers).count(), NS.len() + 1, "{hex}");
         }
-    }
-
-    #[test]
-    fn unwritable_path_names_the_file() {
-        let curves = pool(Level::Sm, [&[0u64][..]]);
-        let path = Path::new("/nonexistent-dir/locality.svg");
-        let err = write_svg(&curves, path, "t").unwrap_err();
-        assert!(format!("{err:#}").contains("/nonexistent-dir/locality.svg"));
     }
 }

@@ -87,9 +87,7 @@ fn locate_clang(flag: Option<&Path>) -> Result<(Found, String, &'static str)> {
 
 /// `Ok` if `clang --version` says clang 19; else what it said instead.
 fn answers_clang_19(clang: &Path) -> std::result::Result<(), String> {
-    let out = Command::new(clang)
-        .arg("--version")
-        .output()
+    let out = crate::interrupt::output(Command::new(clang).arg("--version"))
         .map_err(|e| format!("it cannot run: {e}"))?;
     let said =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
@@ -213,19 +211,37 @@ pub enum Ended {
 
 /// Runs a command with our stdin, stdout and stderr; its exit status.
 pub fn status(cmd: &mut Command) -> Result<std::process::ExitStatus> {
-    cmd.status()
-        .map_err(|e| anyhow::anyhow!("cannot run {}: {e}", cmd.get_program().to_string_lossy()))
+    crate::interrupt::status(cmd)
+}
+
+fn ended(status: std::process::ExitStatus) -> Ended {
+    use std::os::unix::process::ExitStatusExt;
+    if status.success() {
+        Ended::Ok
+    } else {
+        status.signal().map_or(Ended::Failed, Ended::Crashed)
+    }
 }
 
 /// Runs a command; its output goes to ours.
 pub fn run(cmd: &mut Command, verbose: bool) -> Result<Ended> {
-    use std::os::unix::process::ExitStatusExt;
     if verbose {
         eprintln!("gpucc-cache: running {cmd:?}");
     }
-    match cmd.status() {
-        Ok(s) if s.success() => Ok(Ended::Ok),
-        Ok(s) => Ok(s.signal().map_or(Ended::Failed, Ended::Crashed)),
-        Err(e) => bail!("cannot run {}: {e}", cmd.get_program().to_string_lossy()),
+    Ok(ended(crate::interrupt::status(cmd)?))
+}
+
+/// Runs a command whose standard input is piped, feeding it `input`.
+pub fn run_with_input(cmd: &mut Command, input: &[u8], verbose: bool) -> Result<Ended> {
+    use std::io::Write as _;
+    if verbose {
+        eprintln!("gpucc-cache: running {cmd:?} (source on standard input)");
     }
+    let mut child = crate::interrupt::spawn(cmd)?;
+    if let Some(mut stdin) = child.stdin.take() {
+        // A child that stops reading early (an error in the first lines)
+        // closes the pipe; its exit status says what happened.
+        let _ = stdin.write_all(input);
+    }
+    Ok(ended(crate::interrupt::wait(child)?))
 }

@@ -399,9 +399,11 @@ impl Options {
     }
 
     /// Parses a `;`-separated list of `key=value` (LLVM's pass-parameter
-    /// form), applied on top of `self`.
+    /// form), applied on top of `self`. A `;` or `\\` inside a value (a
+    /// path) is written `\\;` or `\\\\` (`escape_param`).
     pub fn apply(mut self, params: &str) -> Result<Options, Error> {
-        for item in params.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+        let items = split_params(params);
+        for item in items.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
             let (k, v) = item.split_once('=').ok_or_else(|| Error::BadOption {
                 option: item.into(),
                 value: String::new(),
@@ -453,7 +455,10 @@ impl Options {
                 ArgRef::Name(n) => n.clone(),
                 ArgRef::Index(i) => i.to_string(),
             };
-            p.push(format!("data={key}={}", d.path.display()));
+            p.push(format!(
+                "data={key}={}",
+                escape_param(&d.path.display().to_string())
+            ));
         }
         if self.sample_blocks > 1 {
             p.push(format!("sample-blocks={}", self.sample_blocks));
@@ -467,7 +472,10 @@ impl Options {
             }
         ));
         if let Some(f) = &self.report_file {
-            p.push(format!("report-file={}", f.display()));
+            p.push(format!(
+                "report-file={}",
+                escape_param(&f.display().to_string())
+            ));
         }
         if self.strip_debug {
             p.push("strip-debug=1".into());
@@ -485,9 +493,53 @@ impl Options {
     }
 }
 
+/// A value written into a `;`-separated parameter list: `\\` and `;`
+/// escaped with a backslash, so a path may hold either.
+pub fn escape_param(value: &str) -> String {
+    value.replace('\\', "\\\\").replace(';', "\\;")
+}
+
+/// The items of a parameter list, split at unescaped `;`, escapes removed.
+fn split_params(params: &str) -> Vec<String> {
+    let mut items = vec![String::new()];
+    let mut chars = params.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some(e @ ('\\' | ';')) => items.last_mut().expect("one item").push(e),
+                Some(other) => {
+                    let item = items.last_mut().expect("one item");
+                    item.push('\\');
+                    item.push(other);
+                }
+                None => items.last_mut().expect("one item").push('\\'),
+            },
+            ';' => items.push(String::new()),
+            c => items.last_mut().expect("one item").push(c),
+        }
+    }
+    items
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_with_semicolons_and_backslashes_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let odd = dir.path().join("a;b\\c;");
+        std::fs::write(&odd, [1u8, 0, 0, 0]).unwrap();
+        let params = format!(
+            "data=col={};policy=cache-none",
+            escape_param(odd.to_str().unwrap())
+        );
+        let o = Options::parse(&params).unwrap();
+        assert_eq!(o.kernel_data[0].path, odd);
+        let again = Options::parse(&o.to_params()).unwrap();
+        assert_eq!(again.kernel_data[0].path, odd);
+        assert_eq!(split_params("a\\x;b"), ["a\\x", "b"]);
+    }
 
     #[test]
     fn parses_pass_parameters() {
