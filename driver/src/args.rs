@@ -141,7 +141,7 @@ const CLANG_VALUED: &[&str] = &[
 /// each puts `.loc` lines in the PTX); `-g0` turns it off, the last one
 /// wins. Other `-g` spellings (`-gz`, `-gcolumn-info`, `-gsplit-dwarf`,
 /// `-gdwarf64`, ...) change how debug info is written, not whether.
-fn enables_debug(flag: &str) -> bool {
+pub fn enables_debug(flag: &str) -> bool {
     matches!(
         flag,
         "-g" | "-gline-tables-only"
@@ -192,6 +192,9 @@ pub struct Job {
     pub kind: Output,
     pub arch: Option<Arch>,
     pub opt_level: u8,
+    /// Whether the user gave `-O`: without one the driver adds clang's
+    /// `-O3`, as it always has.
+    pub opt_given: bool,
     pub debug: bool,
     pub options: Options,
     pub report: ReportFormat,
@@ -223,8 +226,9 @@ pub enum Language {
 }
 
 /// Files a clang compile writes besides its output (`-MD`, `-MMD`, `-MF`;
-/// `-fsave-optimization-record`, `-foptimization-record-file`;
-/// `-ftime-trace`). Clang would write them itself, next to an output that
+/// `-fsave-optimization-record`, `-foptimization-record-file`). Clang 19
+/// ignores `-ftime-trace` for a device-only compile ("argument unused"), so
+/// it passes through unchanged and writes nothing, as with clang. Clang would write them itself, next to an output that
 /// for the driver is a temporary file; the driver has clang write them to
 /// its temporary directory and puts them where clang would have.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -235,8 +239,6 @@ pub struct Sidecars {
     pub deps_target_given: bool,
     /// The optimization record and its format (`yaml`, `bitstream`).
     pub record: Option<(PathBuf, String)>,
-    /// The `-ftime-trace` JSON.
-    pub time_trace: Option<PathBuf>,
 }
 
 /// A clang run the driver does not take part in (see `PASS_THROUGH`).
@@ -332,7 +334,6 @@ struct Split {
     deps_target_given: bool,
     record_format: Option<String>,
     record_file: Option<PathBuf>,
-    time_trace: Option<Option<PathBuf>>,
 }
 
 impl Split {
@@ -417,7 +418,6 @@ impl Split {
                 self.record_format = None;
                 self.record_file = None;
             }
-            "-ftime-trace" => self.time_trace = Some(None),
             "-MJ" | "-save-temps=obj" | "--save-temps=obj" | "-save-stats=obj"
             | "--save-stats=obj" => bail!(
                 "{a} writes files beside the output, which gpucc-cache stages in a temporary directory; \
@@ -430,8 +430,6 @@ impl Split {
                     self.record_format = Some(f.into());
                 } else if let Some(f) = a.strip_prefix("-foptimization-record-file=") {
                     self.record_file = Some(f.into());
-                } else if let Some(f) = a.strip_prefix("-ftime-trace=") {
-                    self.time_trace = Some(Some(f.into()));
                 } else {
                     if matches!(a, "-MT" | "-MQ") || a.starts_with("-MT") || a.starts_with("-MQ") {
                         self.deps_target_given = true;
@@ -578,6 +576,7 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
         kind,
         arch,
         opt_level: split.opt_level.unwrap_or(3),
+        opt_given: split.opt_level.is_some(),
         debug: split.debug,
         options,
         report,
@@ -640,13 +639,12 @@ fn language(input: &Path, x: Option<&str>) -> Result<Option<Language>> {
 /// Where clang would write the files it writes beside `output`: the
 /// dependency file at `-MF`, else the output with `.d`; the optimization
 /// record at `-foptimization-record-file`, else the output with
-/// `.opt.yaml` (`.opt.bitstream`); the time trace at `-ftime-trace=` (a
-/// file, or a directory to put `NAME.json` in), else the output with
-/// `.json`. Checked with clang 19 (`--cuda-device-only -S -o out/k.ptx`).
+/// `.opt.yaml` (`.opt.bitstream`). Checked with clang 19
+/// (`--cuda-device-only -S -o out/k.ptx`).
 fn sidecars(split: &Split, output: &Path) -> Result<Sidecars> {
     let beside = |ext: &str| -> Result<PathBuf> {
         if output.as_os_str() == "-" {
-            bail!("-o - (standard output) has no name for clang to put the .{ext} file beside; name it (-MF, -foptimization-record-file=, -ftime-trace=FILE)");
+            bail!("-o - (standard output) has no name for clang to put the .{ext} file beside; name it (-MF, -foptimization-record-file=)");
         }
         Ok(output.with_extension(ext))
     };
@@ -661,20 +659,10 @@ fn sidecars(split: &Split, output: &Path) -> Result<Sidecars> {
         (Some(format), None) => Some((beside(&format!("opt.{format}"))?, format.clone())),
         (None, None) => None,
     };
-    let time_trace = match &split.time_trace {
-        None => None,
-        Some(None) => Some(beside("json")?),
-        Some(Some(f)) if f.is_dir() => {
-            let stem = output.file_stem().unwrap_or(output.as_os_str());
-            Some(f.join(Path::new(stem).with_extension("json")))
-        }
-        Some(Some(f)) => Some(f.clone()),
-    };
     Ok(Sidecars {
         deps,
         deps_target_given: split.deps_target_given,
         record,
-        time_trace,
     })
 }
 

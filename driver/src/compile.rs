@@ -21,6 +21,7 @@ use std::process::Command;
 use anyhow::{anyhow, bail, Context as _, Result};
 use gpucc_cache_pass::options::{Options, ENV_OPTIONS};
 use gpucc_cache_pass::ptx::{self, Strip};
+use gpucc_cache_pass::transplant::transplant;
 use gpucc_cache_pass::{is_nvptx, run_on, Lowering, Mode, Report, ReportFormat};
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
@@ -49,7 +50,6 @@ struct Made {
     /// The files clang wrote beside the output, in the scratch directory.
     deps: Option<Vec<u8>>,
     record: Option<Vec<u8>>,
-    time_trace: Option<Vec<u8>>,
 }
 
 /// Compiles `job`. Every file it names is planned first (a bad path fails
@@ -86,13 +86,9 @@ pub fn run(job: &Job) -> Result<()> {
         Some((f, _)) => Some(files.output("-foptimization-record-file", f)?),
         None => None,
     };
-    let time_trace = match &side.time_trace {
-        Some(f) => Some(files.output("-ftime-trace", f)?),
-        None => None,
-    };
-    if is_ir(job) && (side.deps.is_some() || side.record.is_some() || side.time_trace.is_some()) {
+    if is_ir(job) && (side.deps.is_some() || side.record.is_some()) {
         bail!(
-            "-MD, -fsave-optimization-record and -ftime-trace need a CUDA source; {} is IR",
+            "-MD and -fsave-optimization-record need a CUDA source; {} is IR",
             job.input.display()
         );
     }
@@ -117,11 +113,7 @@ pub fn run(job: &Job) -> Result<()> {
     if let Some(slot) = output {
         files.fill(slot, made.output.clone());
     }
-    for (slot, bytes) in [
-        (deps, made.deps),
-        (record, made.record),
-        (time_trace, made.time_trace),
-    ] {
+    for (slot, bytes) in [(deps, made.deps), (record, made.record)] {
         if let (Some(slot), Some(bytes)) = (slot, bytes) {
             files.fill(slot, bytes);
         }
@@ -160,7 +152,7 @@ fn clang_command(job: &Job, clang: &Path, cuda: &Path) -> Command {
     cmd.arg(format!("--cuda-path={}", cuda.display()));
     // The wheels' CUDA 12.5 is newer than clang 19 fully knows; the device side is fine.
     cmd.arg("-Wno-unknown-cuda-version");
-    if !job.clang_flags.iter().any(|f| f.starts_with("-O")) {
+    if !job.opt_given {
         cmd.arg("-O3");
     }
     cmd.args(&job.clang_flags);
@@ -295,9 +287,11 @@ fn in_process(job: &Job, _scratch: &Path) -> Result<Made> {
     let opts = job.options.clone();
     let context = Context::create();
     let module = parse_module(&context, job)?;
-    // Whether the user's module carries debug info (then only the keys are
-    // removed from the PTX, not the user's line table).
-    let had_debug = module.get_global_metadata_size("llvm.dbg.cu") > 0;
+    // The user's module with its own debug info: its PTX is compiled as it
+    // is, and the decisions moved onto it (`finish_ptx`).
+    let with_debug = (job.kind == Output::Ptx
+        && module.get_global_metadata_size("llvm.dbg.cu") > 0)
+        .then(|| module.clone());
     let lowering = if job.kind == Output::Ptx {
         Lowering::Keys
     } else {
@@ -335,15 +329,16 @@ fn in_process(job: &Job, _scratch: &Path) -> Result<Made> {
         Output::Ptx => {
             let ptx = emit_ptx(&module, &arch, job.opt_level)?;
             let keyed = String::from_utf8_lossy(&ptx);
-            let strip = if had_debug {
-                Strip::KeysOnly
-            } else {
-                Strip::AllDebugInfo
+            let plain = match &with_debug {
+                Some(m) => {
+                    Some(String::from_utf8_lossy(&emit_ptx(m, &arch, job.opt_level)?).into_owned())
+                }
+                None => None,
             };
             let report = outcome
                 .report
                 .ok_or_else(|| anyhow!("internal error: the pass returned no report"))?;
-            let (text, report) = finish_ptx(job, &keyed, report, strip)?;
+            let (text, report) = finish_ptx(job, &keyed, report, plain.as_deref())?;
             (text.into_bytes(), Some(report))
         }
         Output::Object => unreachable!("objects go through clang"),
@@ -353,7 +348,6 @@ fn in_process(job: &Job, _scratch: &Path) -> Result<Made> {
         report,
         deps: None,
         record: None,
-        time_trace: None,
     })
 }
 
@@ -451,6 +445,7 @@ fn verify_ptx(cuda: &Path, ptx: &Path, arch: &str, verbose: bool) -> Result<()> 
 /// `.cu` input: clang drives, the plugin decides. Clang writes only into
 /// `scratch`: the output, the report, the dependency list and any record.
 fn through_clang(job: &Job, scratch: &Path) -> Result<Made> {
+    let original = job;
     let (clang, cuda) = find_tools(job)?;
     if job.kind == Output::Object && !toolchain::is_full_toolkit(&cuda.path) {
         bail!(
@@ -467,6 +462,19 @@ fn through_clang(job: &Job, scratch: &Path) -> Result<Made> {
         ..job.options.clone()
     };
     add_host_launches(job, &mut opts);
+    // With the user's debug info, the keyed compile is made without it (the
+    // keys need line tables of their own) and a second, plain compile keeps
+    // it exactly as clang writes it (`finish_ptx`).
+    let keyed_job = if ptx && job.debug {
+        Job {
+            clang_flags: without_debug(&job.clang_flags),
+            debug: false,
+            ..job.clone()
+        }
+    } else {
+        job.clone()
+    };
+    let job = &keyed_job;
     let mut cmd = clang_command(job, &clang.path, &cuda.path);
     match job.kind {
         Output::Object => {
@@ -534,12 +542,12 @@ fn through_clang(job: &Job, scratch: &Path) -> Result<Made> {
     };
     let (output, report) = if ptx {
         let keyed = String::from_utf8_lossy(&made);
-        let strip = if job.debug {
-            Strip::KeysOnly
+        let plain = if original.debug {
+            Some(plain_ptx(original, &clang.path, &cuda.path, scratch)?)
         } else {
-            Strip::AllDebugInfo
+            None
         };
-        let (text, report) = finish_ptx(job, &keyed, report, strip)?;
+        let (text, report) = finish_ptx(job, &keyed, report, plain.as_deref())?;
         (text.into_bytes(), report)
     } else {
         (made, report)
@@ -549,8 +557,30 @@ fn through_clang(job: &Job, scratch: &Path) -> Result<Made> {
         report: Some(report),
         deps: read_side(side.deps)?,
         record: read_side(side.record)?,
-        time_trace: read_side(side.time_trace)?,
     })
+}
+
+/// The user's clang flags less those that turn debug info on or off
+/// (`-g`, `-g0`, ...), for the keyed compile of a `-g` run.
+fn without_debug(flags: &[String]) -> Vec<String> {
+    flags
+        .iter()
+        .filter(|f| !(crate::args::enables_debug(f) || *f == "-g0"))
+        .cloned()
+        .collect()
+}
+
+/// Clang's own PTX for `job`, with the user's flags and nothing of ours:
+/// the text a `-g` run's decisions are moved onto.
+fn plain_ptx(job: &Job, clang: &Path, cuda: &Path, scratch: &Path) -> Result<String> {
+    let mut cmd = clang_command(job, clang, cuda);
+    let out = scratch.join("plain.ptx");
+    cmd.args(["--cuda-device-only", "-S", "-o"]).arg(&out);
+    match run_clang(job, &mut cmd)? {
+        toolchain::Ended::Ok => std::fs::read_to_string(&out).context("clang wrote no PTX"),
+        toolchain::Ended::Failed => bail!("clang failed on {} (its errors are above)", shown(job)),
+        toolchain::Ended::Crashed(sig) => bail!("clang crashed (signal {sig}) on {}", shown(job)),
+    }
 }
 
 /// Where clang writes the files it writes beside the output (all in
@@ -558,11 +588,10 @@ fn through_clang(job: &Job, scratch: &Path) -> Result<Made> {
 struct SidecarPaths {
     deps: Option<PathBuf>,
     record: Option<PathBuf>,
-    time_trace: Option<PathBuf>,
 }
 
-/// Adds the flags that send clang's dependency list, optimization record
-/// and time trace into `scratch`. The dependency list is always asked for:
+/// Adds the flags that send clang's dependency list and optimization
+/// record into `scratch`. The dependency list is always asked for:
 /// the headers are inputs no output may overwrite.
 fn sidecar_flags(job: &Job, scratch: &Path, cmd: &mut Command) -> SidecarPaths {
     let side = &job.sidecars;
@@ -582,15 +611,9 @@ fn sidecar_flags(job: &Job, scratch: &Path, cmd: &mut Command) -> SidecarPaths {
             .arg(format!("-foptimization-record-file={}", f.display()));
         f
     });
-    let time_trace = side.time_trace.as_ref().map(|_| {
-        let f = scratch.join("trace.json");
-        cmd.arg(format!("-ftime-trace={}", f.display()));
-        f
-    });
     SidecarPaths {
         deps: side.deps.as_ref().map(|_| deps),
         record,
-        time_trace,
     }
 }
 
@@ -656,12 +679,18 @@ fn add_host_launches(job: &Job, opts: &mut Options) {
 
 /// From keyed PTX to the user's PTX: operators written, keys removed,
 /// report completed with what the PTX holds.
+///
+/// `plain`, when given, is the same code compiled with the user's debug
+/// info and without keys: the decisions are moved onto it (`transplant`),
+/// so its debug info is exactly clang's; where debug info changed the code,
+/// it is kept as clang wrote it and the report says so.
 fn finish_ptx(
     job: &Job,
     keyed: &str,
     mut report: Report,
-    strip: Strip,
+    plain: Option<&str>,
 ) -> Result<(String, Report)> {
+    let strip = Strip::AllDebugInfo;
     let unreadable =
         |e: ptx::PtxError| anyhow!("cannot read the backend's PTX for {}: {e}", shown(job));
     let mut applied = ptx::apply(keyed, strip).map_err(unreadable)?;
@@ -681,11 +710,21 @@ fn finish_ptx(
             "{unaccounted} ld.global in the PTX came from no load the analysis saw; left as clang wrote them"
         ));
     }
+    let text = match plain.map(|p| transplant(&applied.text, p)) {
+        None => applied.text,
+        Some(Ok(text)) => text,
+        Some(Err(mismatch)) => {
+            report.warnings.push(format!(
+                "{mismatch}; every load left as clang wrote it with these debug flags"
+            ));
+            plain.unwrap_or_default().to_string()
+        }
+    };
     if job.verify_ptx {
         let cuda = toolchain::cuda(job.cuda_path.as_deref())?.path;
         let tmp = crate::output::temp_dir()?;
         let check = tmp.path().join("check.ptx");
-        std::fs::write(&check, &applied.text)?;
+        std::fs::write(&check, &text)?;
         verify_ptx(&cuda, &check, &applied.target.arch.to_string(), job.verbose).map_err(|_| {
             anyhow!(
                 "ptxas rejected the PTX for {} (its errors are above); no output written",
@@ -693,5 +732,5 @@ fn finish_ptx(
             )
         })?;
     }
-    Ok((applied.text, report))
+    Ok((text, report))
 }

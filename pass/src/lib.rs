@@ -42,6 +42,7 @@ pub mod sm_model;
 pub mod spelling;
 pub mod trace;
 pub mod traffic;
+pub mod transplant;
 pub mod walk;
 
 pub use error::Error;
