@@ -106,44 +106,65 @@ pub enum Sink {
 const MAX_LINKS: usize = 40;
 
 /// Where `path` really writes: its symlinks followed to the end, even a
-/// dangling one (clang writes through it and creates the target). `Err` is
-/// the reason it cannot be an output.
+/// dangling one (clang writes through it and creates the target), and the
+/// kernel's own links (`/dev/stdout` → `/proc/self/fd/1` → a pipe). `Err`
+/// is the reason it cannot be an output.
 pub fn sink(path: &Path) -> std::result::Result<Sink, String> {
     use std::os::unix::fs::FileTypeExt as _;
+    if path.as_os_str().is_empty() {
+        return Err("is an empty name; give a file name".into());
+    }
+    if path.as_os_str().as_encoded_bytes().ends_with(b"/") {
+        return Err("ends in '/', a directory; give a file name".into());
+    }
+    match std::fs::metadata(path) {
+        Ok(m) => {
+            let t = m.file_type();
+            if t.is_dir() {
+                Err("is a directory; give a file name".into())
+            } else if t.is_char_device() || t.is_block_device() || t.is_fifo() {
+                Ok(Sink::Stream(path.to_path_buf()))
+            } else if t.is_file() {
+                // The file itself, so that the rename replaces it and not
+                // a link to it.
+                let real = std::fs::canonicalize(path).map_err(|e| e.to_string())?;
+                Ok(Sink::Replace(real))
+            } else {
+                Err("is a socket, not a file; give a file name".into())
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => new_file(path),
+        Err(e) => Err(format!("{e}; check the path and its permissions")),
+    }
+}
+
+/// A file not there yet: where the chain of symlinks ends, in a directory
+/// that must exist.
+fn new_file(path: &Path) -> std::result::Result<Sink, String> {
     let mut p = path.to_path_buf();
     for _ in 0..MAX_LINKS {
-        let meta = match std::fs::symlink_metadata(&p) {
-            Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = std::fs::read_link(&p).map_err(|e| e.to_string())?;
+                p = match p.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            Ok(_) => return Err("changed while being checked; run again".into()),
+            Err(_) => {
                 let parent = p
                     .parent()
                     .filter(|d| !d.as_os_str().is_empty())
                     .unwrap_or(Path::new("."));
                 if !parent.is_dir() {
                     return Err(format!(
-                        "the directory {} does not exist; create it or choose another path",
+                        "cannot be created: the directory {} does not exist; create it or choose another path",
                         parent.display()
                     ));
                 }
                 return Ok(Sink::Replace(p));
             }
-            Err(e) => return Err(format!("{e}; check the path and its permissions")),
-        };
-        let t = meta.file_type();
-        if t.is_symlink() {
-            let target = std::fs::read_link(&p).map_err(|e| e.to_string())?;
-            p = match p.parent() {
-                Some(dir) if target.is_relative() => dir.join(target),
-                _ => target,
-            };
-        } else if t.is_dir() {
-            return Err("is a directory; give a file name".into());
-        } else if t.is_file() {
-            return Ok(Sink::Replace(p));
-        } else if t.is_char_device() || t.is_block_device() || t.is_fifo() {
-            return Ok(Sink::Stream(p));
-        } else {
-            return Err("is a socket, not a file; give a file name".into());
         }
     }
     Err(format!(
