@@ -327,12 +327,13 @@ fn in_process(job: &Job, _scratch: &Path) -> Result<Made> {
             outcome.report,
         ),
         Output::Ptx => {
-            let ptx = emit_ptx(&module, &arch, job.opt_level)?;
+            let ptx = emit_ptx(&module, &arch, job.opt_level, true)?;
             let keyed = String::from_utf8_lossy(&ptx);
             let plain = match &with_debug {
-                Some(m) => {
-                    Some(String::from_utf8_lossy(&emit_ptx(m, &arch, job.opt_level)?).into_owned())
-                }
+                Some(m) => Some(
+                    String::from_utf8_lossy(&emit_ptx(m, &arch, job.opt_level, false)?)
+                        .into_owned(),
+                ),
                 None => None,
             };
             let report = outcome
@@ -351,28 +352,28 @@ fn in_process(job: &Job, _scratch: &Path) -> Result<Made> {
     })
 }
 
-/// `-use-unknown-locations=Enable`, as the `.cu` route passes it to clang:
-/// an instruction without a location gets a line-0 record rather than the
-/// previous instruction's (which may be a load's key). Debug output only.
-fn unknown_locations_get_line_zero() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let args = [
-            c"gpucc-cache".as_ptr(),
-            c"-use-unknown-locations=Enable".as_ptr(),
-        ];
-        // SAFETY: two valid C strings; LLVM parses its options once here.
-        unsafe {
-            llvm_sys::support::LLVMParseCommandLineOptions(2, args.as_ptr(), std::ptr::null())
-        };
-    });
+/// `-use-unknown-locations=Enable`, as the `.cu` route passes it to clang,
+/// for a keyed module: an instruction without a location gets a line-0
+/// record rather than the previous instruction's (which may be a load's
+/// key). `Default` for the user's own module (a `-g` run's plain PTX), as
+/// llc writes it. Debug output only. LLVM's options are global and the
+/// last setting wins.
+fn unknown_locations_get_line_zero(keyed: bool) {
+    let setting = if keyed {
+        c"-use-unknown-locations=Enable"
+    } else {
+        c"-use-unknown-locations=Default"
+    };
+    let args = [c"gpucc-cache".as_ptr(), setting.as_ptr()];
+    // SAFETY: two valid C strings.
+    unsafe { llvm_sys::support::LLVMParseCommandLineOptions(2, args.as_ptr(), std::ptr::null()) };
 }
 
 /// PTX from the module with LLVM's NVPTX backend, configured as clang
 /// configures it (CPU and PTX version from the module's own attributes).
-fn emit_ptx(module: &Module, arch: &str, opt_level: u8) -> Result<Vec<u8>> {
+fn emit_ptx(module: &Module, arch: &str, opt_level: u8, keyed: bool) -> Result<Vec<u8>> {
     Target::initialize_nvptx(&InitializationConfig::default());
-    unknown_locations_get_line_zero();
+    unknown_locations_get_line_zero(keyed);
     let triple = module.get_triple();
     let triple = if triple.as_str().to_bytes().is_empty() {
         TargetTriple::create("nvptx64-nvidia-cuda")
