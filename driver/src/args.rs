@@ -112,19 +112,14 @@ const CLANG_VALUED: &[&str] = &[
     "-F",
     "-Xclang",
     "-mllvm",
-    "-Xcuda-ptxas",
     "-Xcuda-fatbinary",
     "-Xarch_device",
-    "-Xarch_host",
-    "-Xlinker",
     "-Xassembler",
     "-Xpreprocessor",
     "-Xoffload-linker",
     "-Xanalyzer",
     "-MT",
     "-MQ",
-    "-L",
-    "-l",
     "-target",
     "--target",
     "-z",
@@ -182,7 +177,6 @@ pub enum Output {
     Ptx,
     LlvmText,
     LlvmBitcode,
-    Object,
 }
 
 #[derive(Clone, Debug)]
@@ -215,6 +209,9 @@ pub struct Job {
     /// Files clang writes beside the output, which the driver stages and
     /// writes with the output.
     pub sidecars: Sidecars,
+    /// Flags for ptxas (`-Xptxas`, `-Xcuda-ptxas`), used when the driver
+    /// runs it (`--verify-ptx`, builds).
+    pub ptxas_flags: Vec<String>,
 }
 
 /// What an input holds.
@@ -255,8 +252,72 @@ pub struct PassThrough {
 
 pub enum Invocation {
     Help(String),
+    /// One input, one arch, one device-side output (PTX or IR).
     Compile(Box<Job>),
+    /// Objects, executables, or device outputs for several archs.
+    Build(Box<Build>),
     PassThrough(PassThrough),
+}
+
+/// What a build makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuildKind {
+    /// `-c`: one host object per input, its device code embedded.
+    Objects,
+    /// An executable (or, with `-shared`, a shared library).
+    Link,
+    /// `-S` and the like for several archs: one file per arch.
+    DevicePerArch,
+}
+
+/// One GPU target of a build: an arch, and whether its machine code
+/// (cubin) and its PTX go into the fat binary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GpuTarget {
+    pub arch: Arch,
+    pub cubin: bool,
+    pub ptx: bool,
+}
+
+/// A whole-program build (`build.rs` runs it).
+#[derive(Clone, Debug)]
+pub struct Build {
+    pub kind: BuildKind,
+    /// Every input with what it is: CUDA or IR (device code), host C/C++,
+    /// or a file for the linker (objects, archives, shared libraries).
+    pub inputs: Vec<(PathBuf, InputKind)>,
+    pub output: Option<PathBuf>,
+    pub targets: Vec<GpuTarget>,
+    /// `--cuda-host-only`: no device code at all.
+    pub host_only: bool,
+    /// The device compile of every CUDA input, as one arch's `Job`
+    /// (input, output and arch are set per compile).
+    pub device: Job,
+    pub host_flags: Vec<String>,
+    pub link_flags: Vec<String>,
+    pub ptxas_flags: Vec<String>,
+    /// Link the CUDA runtime (`-lcudart` from the CUDA root); nvcc's
+    /// `-cudart none` turns it off.
+    pub cudart: bool,
+    /// `-MD`/`-MMD` with `-c`: the host compile's dependency list, at
+    /// `-MF` or beside each object; whether system headers are left out.
+    pub deps: Option<(Option<PathBuf>, bool)>,
+    /// `-fsave-optimization-record[=FORMAT]` with `-c`: the device
+    /// compiles' records, named as clang names them.
+    pub record_format: Option<String>,
+}
+
+/// What one input of a build is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputKind {
+    Device(Language),
+    /// C or C++ for the host compiler alone.
+    Host,
+    /// Passed to the linker as it is.
+    Linker,
+    /// None of these (`Build::check_inputs` says so, after the file itself
+    /// was checked).
+    Unknown,
 }
 
 fn value_of<'a>(args: &'a [String], i: &mut usize, flag: &str) -> Result<&'a str> {
@@ -334,6 +395,22 @@ struct Split {
     deps_target_given: bool,
     record_format: Option<String>,
     record_file: Option<PathBuf>,
+    /// nvcc's `-gencode arch=compute_XX,code=...` and `-code=...`.
+    gencodes: Vec<String>,
+    codes: Vec<String>,
+    /// Flags for the host compiles only (`-Xcompiler`, `-Xarch_host`).
+    host: Vec<String>,
+    /// Flags for ptxas (`-Xptxas`, `-Xcuda-ptxas`).
+    ptxas: Vec<String>,
+    /// Flags for the link only (`-L`, `-l`, `-Wl,`, `-shared`, ...).
+    link: Vec<String>,
+    host_only: bool,
+    device_only: bool,
+    shared: bool,
+    /// `-fgpu-rdc`, `-rdc=true`, `--relocatable-device-code=true`.
+    rdc: bool,
+    /// nvcc's `-cudart none|shared|static`.
+    cudart: Option<String>,
 }
 
 impl Split {
@@ -384,6 +461,7 @@ impl Split {
             self.output = Some(value_of(argv, i, a)?.into());
         } else if let Some(o) = a.strip_prefix("-o").filter(|o| !o.is_empty()) {
             self.output = Some(o.into());
+        } else if self.take_nvcc(argv, i)? || self.take_link(argv, i)? {
         } else if a == "-x" {
             self.language = Some(value_of(argv, i, a)?.into());
         } else if let Some(l) = a.strip_prefix("-x").filter(|l| !l.is_empty()) {
@@ -403,6 +481,107 @@ impl Split {
 
     fn input(&mut self, a: &str) {
         self.inputs.push((a.into(), self.language.clone()));
+    }
+
+    /// nvcc's spellings, mapped to what they mean here (nvcc's manual,
+    /// "NVCC Command Options"); true if `argv[*i]` is one.
+    fn take_nvcc(&mut self, argv: &[String], i: &mut usize) -> Result<bool> {
+        let a = argv[*i].as_str();
+        let (name, inline) = match a.split_once('=') {
+            Some((n, v))
+                if n.starts_with("--")
+                    || n.starts_with("-X")
+                    || matches!(n, "-gencode" | "-code" | "-rdc" | "-cudart" | "-ccbin") =>
+            {
+                (n, Some(v))
+            }
+            _ => (a, None),
+        };
+        let value = |argv: &[String], i: &mut usize| -> Result<String> {
+            match inline {
+                Some(v) => Ok(v.to_string()),
+                None => value_of(argv, i, name).map(String::from),
+            }
+        };
+        match name {
+            "-gencode" | "--generate-code" => self.gencodes.push(value(argv, i)?),
+            "-code" | "--gpu-code" => self
+                .codes
+                .extend(value(argv, i)?.split(',').map(String::from)),
+            "--gpu-architecture" => self.archs.push(value(argv, i)?),
+            "-Xcompiler" | "--compiler-options" => self
+                .host
+                .extend(value(argv, i)?.split(',').map(String::from)),
+            "-Xarch_host" => self.host.push(value(argv, i)?),
+            "-Xptxas" | "--ptxas-options" | "-Xcuda-ptxas" => self
+                .ptxas
+                .extend(value(argv, i)?.split(',').map(String::from)),
+            "-rdc" | "--relocatable-device-code" => {
+                self.rdc = matches!(value(argv, i)?.as_str(), "true" | "1");
+            }
+            "-fgpu-rdc" => self.rdc = true,
+            "-fno-gpu-rdc" => self.rdc = false,
+            "-cudart" | "--cudart" => {
+                let v = value(argv, i)?;
+                if !matches!(v.as_str(), "none" | "shared" | "static") {
+                    bail!("-cudart {v}: expected none, shared or static");
+                }
+                self.cudart = Some(v);
+            }
+            "-ccbin" | "--compiler-bindir" => {
+                let v = value(argv, i)?;
+                eprintln!("gpucc-cache: note: -ccbin {v} ignored: clang compiles the host code");
+            }
+            "--use_fast_math" | "-use_fast_math" => {
+                // nvcc: --ftz=true --prec-div=false --prec-sqrt=false
+                // --fmad=true, device code only.
+                for f in [
+                    "-fcuda-flush-denormals-to-zero",
+                    "-fgpu-approx-transcendentals",
+                    "-Xarch_device",
+                    "-ffast-math",
+                ] {
+                    self.clang.push(f.into());
+                }
+            }
+            "-lineinfo" | "--generate-line-info" => {
+                // Line tables for device code only, as nvcc's.
+                self.clang
+                    .extend(["-Xarch_device".into(), "-gline-tables-only".into()]);
+                self.debug = true;
+            }
+            "--std" => self.clang.push(format!("-std={}", value(argv, i)?)),
+            "--cuda-host-only" => self.host_only = true,
+            "--cuda-device-only" => self.device_only = true,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// Flags for the link step; true if `argv[*i]` is one.
+    fn take_link(&mut self, argv: &[String], i: &mut usize) -> Result<bool> {
+        let a = argv[*i].as_str();
+        match a {
+            "-L" | "-l" | "-Xlinker" | "-rpath" => {
+                self.link.push(a.into());
+                self.link.push(value_of(argv, i, a)?.into());
+            }
+            "-shared" => {
+                self.shared = true;
+                self.link.push(a.into());
+            }
+            "-rdynamic" | "-pthread" | "-static-libstdc++" | "-static-libgcc" | "-pie"
+            | "-no-pie" | "-nostdlib" | "-nodefaultlibs" => self.link.push(a.into()),
+            _ if a.starts_with("-Wl,")
+                || a.starts_with("-fuse-ld=")
+                || (a.starts_with("-L") && a.len() > 2)
+                || (a.starts_with("-l") && a.len() > 2) =>
+            {
+                self.link.push(a.into())
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
     }
 
     /// Flags that make clang write a file beside the output; true if
@@ -539,23 +718,117 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
     if split.pass_through {
         return Ok(Invocation::PassThrough(pass_through(split, own)));
     }
+    if split.rdc {
+        bail!(
+            "separate compilation (-fgpu-rdc, -rdc=true) is not supported: gpucc-cache decides each load with the whole program's device code in view and links no device code; compile without it"
+        );
+    }
+    if split.inputs.is_empty() {
+        bail!("no input file; usage: gpucc-cache [OPTIONS] kernel.cu (see --help)");
+    }
+    let targets = targets(&split)?;
+    let device_output = split.asm || split.emit_llvm || split.device_only;
+    if split.device_only && split.compile_only && !split.emit_llvm {
+        bail!("--cuda-device-only -c would make a cubin, which gpucc-cache does not write alone; use -S for PTX, or drop --cuda-device-only for an object");
+    }
+    // Without -S, -c or -emit-llvm, one CUDA or IR input and no output name
+    // (or a .ptx one) still means PTX, as it always has; any other output
+    // name means an executable, as with clang.
+    let ptx_by_name = !split.compile_only
+        && !split.host_only
+        && split.inputs.len() == 1
+        && split
+            .output
+            .as_ref()
+            .is_none_or(|o| o.extension().is_some_and(|e| e == "ptx"))
+        && {
+            let (p, x) = &split.inputs[0];
+            match language(p, x.as_deref()) {
+                Ok(Some(_)) | Err(_) => true,
+                Ok(None) => matches!(
+                    input_kind(p, x.as_deref(), BuildKind::Link),
+                    Ok(InputKind::Unknown)
+                ),
+            }
+        };
+    let single_device = (device_output || ptx_by_name) && !split.host_only;
+    if single_device && targets.len() <= 1 {
+        return Ok(Invocation::Compile(Box::new(device_job(
+            &split,
+            &own,
+            targets.first().map(|t| t.arch),
+            false,
+        )?)));
+    }
+    let kind = if single_device {
+        BuildKind::DevicePerArch
+    } else if split.compile_only {
+        BuildKind::Objects
+    } else {
+        BuildKind::Link
+    };
+    let mut inputs = Vec::new();
+    for (path, x) in &split.inputs {
+        inputs.push((path.clone(), input_kind(path, x.as_deref(), kind)?));
+    }
+    if kind == BuildKind::Objects && split.inputs.len() > 1 && split.output.is_some() {
+        bail!("-o names one file but -c makes one object per input; drop -o or compile one input at a time");
+    }
+    if kind == BuildKind::DevicePerArch && split.output.is_some() {
+        bail!(
+            "{} archs give one output each; drop -o (each is named INPUT-sm_XX) or give one arch",
+            targets.len()
+        );
+    }
+    if kind == BuildKind::Objects && split.deps_file.is_some() && split.inputs.len() > 1 {
+        bail!("-MF names one dependency file but -c compiles several inputs; drop -MF (each object gets its own .d)");
+    }
+    let mut device = device_job(&split, &own, targets.first().map(|t| t.arch), true)?;
+    // The build names and writes every file itself.
+    device.sidecars = Sidecars {
+        deps_target_given: split.deps_target_given,
+        ..Sidecars::default()
+    };
+    Ok(Invocation::Build(Box::new(Build {
+        kind,
+        inputs,
+        output: split.output.clone(),
+        targets,
+        host_only: split.host_only,
+        device,
+        host_flags: split.host.clone(),
+        link_flags: split.link.clone(),
+        ptxas_flags: split.ptxas.clone(),
+        cudart: split.cudart.as_deref() != Some("none"),
+        deps: split
+            .deps
+            .filter(|_| kind == BuildKind::Objects)
+            .map(|user_only| (split.deps_file.clone(), user_only)),
+        record_format: split
+            .record_format
+            .clone()
+            .filter(|_| kind == BuildKind::Objects),
+    })))
+}
+
+/// The device compile of the first input for `arch`: the job of a
+/// single-output run, and the template of a build's device compiles.
+fn device_job(split: &Split, own: &Own, arch: Option<Arch>, template: bool) -> Result<Job> {
     let (input, x) = match split.inputs.as_slice() {
         [one] => one.clone(),
-        [] => bail!("no input file; usage: gpucc-cache [OPTIONS] kernel.cu (see --help)"),
+        [first, ..] if template => first.clone(),
         many => bail!(
-            "{} input files given; gpucc-cache compiles one file at a time",
+            "{} input files given; -S and -emit-llvm compile one file at a time",
             many.len()
         ),
     };
     let language = language(&input, x.as_deref())?;
-    let arch = one_arch(&split.archs)?;
     let kind = match (split.compile_only, split.asm, split.emit_llvm) {
         (_, true, true) => Output::LlvmText,
         (true, false, true) => Output::LlvmBitcode,
-        (true, false, false) => Output::Object,
         _ => Output::Ptx,
     };
-    let options = options(&own, arch, &split.clang)?;
+    let options = options(own, arch, &split.clang)?;
     let report = match own.cache_report.as_deref() {
         None => ReportFormat::Text,
         Some(r) => ReportFormat::parse(r).ok_or_else(|| {
@@ -569,8 +842,8 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
         ),
         None => default_output(&input, kind)?,
     };
-    let sidecars = sidecars(&split, &output)?;
-    Ok(Invocation::Compile(Box::new(Job {
+    let sidecars = sidecars(split, &output)?;
+    Ok(Job {
         input,
         output,
         kind,
@@ -580,16 +853,139 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
         debug: split.debug,
         options,
         report,
-        report_file: own.cache_report_file,
+        report_file: own.cache_report_file.clone(),
         verify_ptx: own.verify_ptx,
-        clang: own.clang,
-        cuda_path: split.cuda_path,
+        clang: own.clang.clone(),
+        cuda_path: split.cuda_path.clone(),
         verbose: split.verbose,
-        clang_flags: split.clang,
+        clang_flags: split.clang.clone(),
         language,
         stdin: None,
         sidecars,
-    })))
+        ptxas_flags: split.ptxas.clone(),
+    })
+}
+
+/// What an input of a build is: `-x` first, else its extension.
+fn input_kind(path: &Path, x: Option<&str>, kind: BuildKind) -> Result<InputKind> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let host = |x: Option<&str>| matches!(x, Some("c" | "c++" | "cpp" | "cxx" | "cc"));
+    if host(x) {
+        return Ok(InputKind::Host);
+    }
+    if let Some(l) = language(path, x)? {
+        if l == Language::Ir && kind != BuildKind::DevicePerArch {
+            bail!(
+                "{} is device IR; objects and executables are built from CUDA sources (.cu), IR gives PTX (-S)",
+                path.display()
+            );
+        }
+        return Ok(InputKind::Device(l));
+    }
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let linkable = matches!(ext, "o" | "a" | "so" | "lo") || name.contains(".so.");
+    match ext {
+        "c" | "cc" | "cpp" | "cxx" | "C" | "c++" => Ok(InputKind::Host),
+        _ if linkable && kind == BuildKind::Link => Ok(InputKind::Linker),
+        _ if linkable => bail!(
+            "input '{}' is for the linker, and -c links nothing; drop -c to link it",
+            path.display()
+        ),
+        _ => Ok(InputKind::Unknown),
+    }
+}
+
+impl Build {
+    /// Every input is a file, and one the build knows what to do with.
+    pub fn check_inputs(&self) -> Result<()> {
+        for (path, kind) in &self.inputs {
+            crate::output::check_input(path)?;
+            if *kind == InputKind::Unknown {
+                let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+                bail!(
+                    "input '{}' has {}; gpucc-cache compiles .cu or .cuh (CUDA), .ll or .bc (NVPTX IR), .c or .cpp (host) files, or any file after -x cuda or -x ir, and links .o, .a and .so files",
+                    path.display(),
+                    if ext.is_empty() {
+                        "no extension".to_string()
+                    } else {
+                        format!("the extension .{ext}")
+                    }
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The GPU targets: `--cuda-gpu-arch`/`--offload-arch`/`-arch` (each a
+/// cubin, and the PTX of the newest, as nvcc's default), or nvcc's
+/// `-gencode arch=compute_XX,code=[sm_YY|compute_XX]` and `-arch=compute_XX
+/// -code=sm_YY,...` (exactly the images named).
+fn targets(split: &Split) -> Result<Vec<GpuTarget>> {
+    let parse = |a: &str| -> Result<Arch> {
+        Arch::parse(a).ok_or_else(|| {
+            anyhow!(
+                "unknown GPU arch '{a}'; use one of {}",
+                Arch::supported_list()
+            )
+        })
+    };
+    let mut out: Vec<GpuTarget> = Vec::new();
+    let mut add = |arch: Arch, cubin: bool, ptx: bool| match out.iter_mut().find(|t| t.arch == arch)
+    {
+        Some(t) => {
+            t.cubin |= cubin;
+            t.ptx |= ptx;
+        }
+        None => out.push(GpuTarget { arch, cubin, ptx }),
+    };
+    for g in &split.gencodes {
+        let mut virt = None;
+        let mut codes = Vec::new();
+        for part in g.split(',') {
+            if let Some(a) = part.strip_prefix("arch=") {
+                virt = Some(a.to_string());
+            } else if let Some(c) = part.strip_prefix("code=") {
+                codes.push(
+                    c.trim_matches(|c| c == '[' || c == ']' || c == '"')
+                        .to_string(),
+                );
+            } else {
+                // code=[sm_70,sm_80]: the list goes on after a comma.
+                codes.push(
+                    part.trim_matches(|c| c == '[' || c == ']' || c == '"')
+                        .to_string(),
+                );
+            }
+        }
+        let virt =
+            virt.ok_or_else(|| anyhow!("-gencode {g}: expected arch=compute_XX,code=..."))?;
+        if codes.is_empty() {
+            bail!("-gencode {g}: expected arch=compute_XX,code=sm_XX or code=compute_XX");
+        }
+        for c in codes {
+            let arch = parse(&c)?;
+            add(arch, c.starts_with("sm_"), c.starts_with("compute_"));
+        }
+        parse(&virt)?;
+    }
+    if !split.codes.is_empty() {
+        for c in &split.codes {
+            add(parse(c)?, c.starts_with("sm_"), c.starts_with("compute_"));
+        }
+    } else {
+        for a in &split.archs {
+            // nvcc's -arch=compute_XX alone means PTX only; sm_XX both.
+            add(parse(a)?, !a.starts_with("compute_"), false);
+        }
+    }
+    if split.gencodes.is_empty() && split.codes.is_empty() {
+        // nvcc's default: the newest arch's PTX rides along for the JIT.
+        if let Some(newest) = out.iter_mut().max_by_key(|t| t.arch.sm) {
+            newest.ptx = true;
+        }
+    }
+    Ok(out)
 }
 
 impl Job {
@@ -666,23 +1062,6 @@ fn sidecars(split: &Split, output: &Path) -> Result<Sidecars> {
     })
 }
 
-/// The GPU arch asked for, if any: one per run.
-fn one_arch(archs: &[String]) -> Result<Option<Arch>> {
-    match archs {
-        [] => Ok(None),
-        [a] => Ok(Some(Arch::parse(a).ok_or_else(|| {
-            anyhow!(
-                "unknown GPU arch '{a}'; use one of {}",
-                Arch::supported_list()
-            )
-        })?)),
-        archs => bail!(
-            "{} GPU archs given; gpucc-cache writes PTX for one arch per run",
-            archs.len()
-        ),
-    }
-}
-
 /// The pass options from our flags.
 fn options(own: &Own, arch: Option<Arch>, clang: &[String]) -> Result<Options> {
     let mut options = Options::default();
@@ -736,7 +1115,6 @@ fn default_output(input: &Path, kind: Output) -> Result<PathBuf> {
         Output::Ptx => ("ptx", "PTX"),
         Output::LlvmText => ("ll", "-S -emit-llvm"),
         Output::LlvmBitcode => ("bc", "-c -emit-llvm"),
-        Output::Object => ("o", "-c"),
     };
     let output = input.with_extension(ext);
     if output == input {
@@ -915,11 +1293,104 @@ mod tests {
     #[test]
     fn output_kinds() {
         assert_eq!(job(&["-S", "-emit-llvm", "k.cu"]).kind, Output::LlvmText);
-        assert_eq!(job(&["-c", "k.cu"]).kind, Output::Object);
+        let v: Vec<String> = ["-c", "k.cu"].iter().map(|s| s.to_string()).collect();
+        assert!(matches!(parse(&v), Ok(Invocation::Build(b)) if b.kind == BuildKind::Objects));
         assert_eq!(
             job(&["k.cu", "-o", "x/y.ptx"]).output,
             PathBuf::from("x/y.ptx")
         );
+    }
+
+    fn build(args: &[&str]) -> Build {
+        let v: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        match parse(&v).unwrap() {
+            Invocation::Build(b) => *b,
+            _ => panic!("not a build: {args:?}"),
+        }
+    }
+
+    #[test]
+    fn modes_follow_clang_and_keep_ptx_by_name() {
+        // No -S/-c: PTX for one CUDA input without -o or with a .ptx name,
+        // an executable otherwise.
+        assert_eq!(job(&["k.cu"]).output, PathBuf::from("k.ptx"));
+        assert_eq!(job(&["k.cu", "-o", "x.ptx"]).kind, Output::Ptx);
+        let b = build(&["k.cu", "-o", "app"]);
+        assert_eq!(b.kind, BuildKind::Link);
+        let b = build(&["a.cu", "b.cpp", "c.o", "-lm", "-L/x", "-o", "app"]);
+        let kinds: Vec<InputKind> = b.inputs.iter().map(|i| i.1).collect();
+        assert_eq!(
+            kinds,
+            [
+                InputKind::Device(Language::Cuda),
+                InputKind::Host,
+                InputKind::Linker
+            ]
+        );
+        assert_eq!(b.link_flags, ["-lm", "-L/x"]);
+        assert_eq!(build(&["-c", "a.cu", "b.cu"]).kind, BuildKind::Objects);
+        assert_eq!(
+            build(&["-S", "k.cu", "-arch=sm_70", "-arch=sm_80"]).kind,
+            BuildKind::DevicePerArch
+        );
+    }
+
+    #[test]
+    fn nvcc_targets_and_flags() {
+        let t = |args: &[&str]| -> Vec<(u32, bool, bool)> {
+            build(args)
+                .targets
+                .iter()
+                .map(|t| (t.arch.sm, t.cubin, t.ptx))
+                .collect()
+        };
+        // Each arch a cubin, the newest's PTX too (nvcc's default).
+        assert_eq!(
+            t(&[
+                "-c",
+                "k.cu",
+                "--cuda-gpu-arch=sm_52",
+                "--offload-arch=sm_90",
+                "-arch=sm_70"
+            ]),
+            [(52, true, false), (90, true, true), (70, true, false)]
+        );
+        assert_eq!(
+            t(&[
+                "-c",
+                "k.cu",
+                "-gencode",
+                "arch=compute_70,code=sm_70",
+                "-gencode=arch=compute_80,code=[sm_80,compute_80]"
+            ]),
+            [(70, true, false), (80, true, true)]
+        );
+        assert_eq!(
+            t(&["-c", "k.cu", "-arch=compute_80", "-code=sm_80,sm_86"]),
+            [(80, true, false), (86, true, false)]
+        );
+        let b = build(&[
+            "-c",
+            "k.cu",
+            "-Xcompiler",
+            "-fPIC,-Wall",
+            "-Xptxas",
+            "-v",
+            "-ccbin",
+            "g++",
+            "--std=c++17",
+            "--use_fast_math",
+            "-lineinfo",
+        ]);
+        assert_eq!(b.host_flags, ["-fPIC", "-Wall"]);
+        assert_eq!(b.ptxas_flags, ["-v"]);
+        assert!(b.device.clang_flags.contains(&"-std=c++17".to_string()));
+        assert!(b
+            .device
+            .clang_flags
+            .contains(&"-fcuda-flush-denormals-to-zero".to_string()));
+        assert!(b.device.debug, "-lineinfo gives device line tables");
+        assert!(!build(&["k.cu", "-o", "app", "-cudart", "none"]).cudart);
     }
 
     #[test]
@@ -934,7 +1405,7 @@ mod tests {
             vec!["k.cu", "--l1-size=big"],
             vec!["k.cu", "--sample-blocks=4"],
             vec![],
-            vec!["a.cu", "b.cu"],
+            vec!["a.cu", "b.cu", "-S"],
         ] {
             let v: Vec<String> = bad.iter().map(|s| s.to_string()).collect();
             let e = parse(&v).err().expect("an error").to_string();

@@ -42,14 +42,17 @@ fn is_ir(job: &Job) -> bool {
     job.language == Some(Language::Ir)
 }
 
-/// What a route made, for `run` to write.
-struct Made {
-    /// The output's bytes: PTX, IR, or an object.
-    output: Vec<u8>,
-    report: Option<Report>,
+/// What a route made, for `run` (or a build) to write.
+pub struct Made {
+    /// The output's bytes: PTX or IR.
+    pub output: Vec<u8>,
+    pub report: Option<Report>,
     /// The files clang wrote beside the output, in the scratch directory.
     deps: Option<Vec<u8>>,
-    record: Option<Vec<u8>>,
+    pub record: Option<Vec<u8>>,
+    /// The files clang read (the source and its headers): inputs no output
+    /// of the run may overwrite.
+    pub read: Vec<PathBuf>,
 }
 
 /// Compiles `job`. Every file it names is planned first (a bad path fails
@@ -93,18 +96,11 @@ pub fn run(job: &Job) -> Result<()> {
         );
     }
     let scratch = crate::output::temp_dir()?;
-    let made = if is_ir(job) {
-        in_process(job, scratch.path())?
-    } else {
-        let made = through_clang(job, scratch.path())?;
-        // The headers clang read are inputs too: no output may be one.
-        let all_deps = std::fs::read(scratch.path().join(DEPS_FILE))
-            .context("clang wrote no dependency list")?;
-        for header in crate::depfile::dependencies(&String::from_utf8_lossy(&all_deps)) {
-            files.input("a file the source includes", &header)?;
-        }
-        made
-    };
+    let made = device(job, scratch.path())?;
+    // The headers clang read are inputs too: no output may be one.
+    for header in &made.read {
+        files.input("a file the source includes", header)?;
+    }
     let report_text = made.report.as_ref().and_then(|r| match job.report {
         ReportFormat::None => None,
         ReportFormat::Text => Some(r.to_text()),
@@ -137,6 +133,19 @@ pub fn run(job: &Job) -> Result<()> {
 /// The dependency list clang writes for the driver, in the scratch
 /// directory: every file the compile read.
 const DEPS_FILE: &str = "all.d";
+
+/// The device-side output of `job` (PTX or IR) and its report, made in
+/// `scratch`; nothing is written elsewhere.
+pub fn device(job: &Job, scratch: &Path) -> Result<Made> {
+    if is_ir(job) {
+        return in_process(job, scratch);
+    }
+    let mut made = through_clang(job, scratch)?;
+    let all_deps =
+        std::fs::read(scratch.join(DEPS_FILE)).context("clang wrote no dependency list")?;
+    made.read = crate::depfile::dependencies(&String::from_utf8_lossy(&all_deps));
+    Ok(made)
+}
 
 fn arch_name(job: &Job) -> String {
     job.arch
@@ -278,12 +287,6 @@ pub(crate) fn device_module<'c>(
 }
 
 fn in_process(job: &Job, _scratch: &Path) -> Result<Made> {
-    if job.kind == Output::Object {
-        bail!(
-            "-c needs a .cu input (objects embed host code); {} is IR",
-            job.input.display()
-        );
-    }
     let opts = job.options.clone();
     let context = Context::create();
     let module = parse_module(&context, job)?;
@@ -342,13 +345,13 @@ fn in_process(job: &Job, _scratch: &Path) -> Result<Made> {
             let (text, report) = finish_ptx(job, &keyed, report, plain.as_deref())?;
             (text.into_bytes(), Some(report))
         }
-        Output::Object => unreachable!("objects go through clang"),
     };
     Ok(Made {
         output,
         report,
         deps: None,
         record: None,
+        read: Vec::new(),
     })
 }
 
@@ -429,11 +432,12 @@ fn emit_ptx(module: &Module, arch: &str, opt_level: u8, keyed: bool) -> Result<V
     Ok(buf.as_slice().to_vec())
 }
 
-fn verify_ptx(cuda: &Path, ptx: &Path, arch: &str, verbose: bool) -> Result<()> {
+fn verify_ptx(cuda: &Path, ptx: &Path, arch: &str, flags: &[String], verbose: bool) -> Result<()> {
     let ptxas = toolchain::ptxas(cuda)?;
     let out = ptx.with_extension("cubin");
     let mut cmd = Command::new(&ptxas);
     cmd.arg(format!("-arch={arch}"))
+        .args(flags)
         .arg(ptx)
         .arg("-o")
         .arg(&out);
@@ -448,12 +452,6 @@ fn verify_ptx(cuda: &Path, ptx: &Path, arch: &str, verbose: bool) -> Result<()> 
 fn through_clang(job: &Job, scratch: &Path) -> Result<Made> {
     let original = job;
     let (clang, cuda) = find_tools(job)?;
-    if job.kind == Output::Object && !toolchain::is_full_toolkit(&cuda.path) {
-        bail!(
-            "-c needs a full CUDA toolkit (fatbinary and ptxas), and {} has none; set CUDA_PATH to a CUDA install, or drop -c to get PTX",
-            cuda.path.display()
-        );
-    }
     let plugin = toolchain::plugin()?;
     let report_path = scratch.join("report.json");
     let ptx = job.kind == Output::Ptx;
@@ -478,9 +476,6 @@ fn through_clang(job: &Job, scratch: &Path) -> Result<Made> {
     let job = &keyed_job;
     let mut cmd = clang_command(job, &clang.path, &cuda.path);
     match job.kind {
-        Output::Object => {
-            cmd.arg("-c");
-        }
         Output::Ptx => {
             cmd.args(["--cuda-device-only", "-S"]);
         }
@@ -503,7 +498,7 @@ fn through_clang(job: &Job, scratch: &Path) -> Result<Made> {
         // drops the location of what it hoists) gets a line-0 record instead
         // of silently inheriting the key of the load before it.
         cmd.args(["-mllvm", "-use-unknown-locations=Enable"]);
-    } else if job.kind != Output::Object && wants_report(job) && !job.debug {
+    } else if wants_report(job) && !job.debug {
         cmd.arg("-gline-tables-only");
         opts.strip_debug = true;
     }
@@ -558,6 +553,7 @@ fn through_clang(job: &Job, scratch: &Path) -> Result<Made> {
         report: Some(report),
         deps: read_side(side.deps)?,
         record: read_side(side.record)?,
+        read: Vec::new(),
     })
 }
 
@@ -726,7 +722,14 @@ fn finish_ptx(
         let tmp = crate::output::temp_dir()?;
         let check = tmp.path().join("check.ptx");
         std::fs::write(&check, &text)?;
-        verify_ptx(&cuda, &check, &applied.target.arch.to_string(), job.verbose).map_err(|_| {
+        verify_ptx(
+            &cuda,
+            &check,
+            &applied.target.arch.to_string(),
+            &job.ptxas_flags,
+            job.verbose,
+        )
+        .map_err(|_| {
             anyhow!(
                 "ptxas rejected the PTX for {} (its errors are above); no output written",
                 shown(job)

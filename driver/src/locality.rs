@@ -176,6 +176,9 @@ pub fn run(args: &[String]) -> Result<()> {
     let job = match parsed {
         Invocation::Compile(job) => job,
         Invocation::Help(_) => bail!("{USAGE}"),
+        Invocation::Build(_) => {
+            bail!("locality draws one kernel for one arch; give one input and one --cuda-gpu-arch; {USAGE}")
+        }
         Invocation::PassThrough(_) => {
             bail!("preprocessing and syntax-only flags do not apply to locality; {USAGE}")
         }

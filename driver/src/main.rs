@@ -10,6 +10,7 @@
 
 mod apply;
 mod args;
+mod build;
 mod compile;
 mod depfile;
 mod fatal;
@@ -72,6 +73,12 @@ fn compile(argv: &[String]) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         args::Invocation::PassThrough(run) => pass_through(&run),
+        args::Invocation::Build(b) => {
+            if b.inputs.iter().any(|(p, _)| p.as_os_str() == "-") {
+                bail!("standard input (-) gives one device output (-S); objects and executables need files");
+            }
+            build::run(&b).map(|()| ExitCode::SUCCESS)
+        }
         args::Invocation::Compile(mut job) => {
             if job.input.as_os_str() == "-" {
                 job.stdin = Some(read_stdin()?);

@@ -179,6 +179,8 @@ struct Planned {
     given: PathBuf,
     sink: Sink,
     bytes: Option<Vec<u8>>,
+    /// Permissions before the umask: 0o666, or 0o777 for an executable.
+    mode: u32,
 }
 
 impl Planned {
@@ -255,6 +257,7 @@ impl Outputs {
             given: path.to_path_buf(),
             sink: Sink::Replace(PathBuf::new()),
             bytes: None,
+            mode: 0o666,
         };
         let sink = match sink(path) {
             Ok(s) => s,
@@ -312,6 +315,12 @@ impl Outputs {
         self.planned[slot.0].bytes = Some(bytes);
     }
 
+    /// The bytes of a planned output that is a program (executable bits).
+    pub fn fill_executable(&mut self, slot: Slot, bytes: Vec<u8>) {
+        self.planned[slot.0].mode = 0o777;
+        self.fill(slot, bytes);
+    }
+
     /// Writes every filled output: first each file to replace is staged in
     /// full beside its target (a full disk fails here, with nothing
     /// replaced), then devices and FIFOs are written, then the staged files
@@ -326,7 +335,7 @@ impl Outputs {
         let mut staged = Vec::new();
         for o in &self.planned {
             if let (Sink::Replace(target), Some(bytes)) = (&o.sink, &o.bytes) {
-                staged.push((stage(target, bytes, &o.name())?, target));
+                staged.push((stage(target, bytes, &o.name(), o.mode)?, target));
             }
         }
         for o in &self.planned {
@@ -357,16 +366,17 @@ fn stage(
     target: &Path,
     bytes: &[u8],
     name: &str,
+    mode: u32,
 ) -> Result<(tempfile::NamedTempFile, crate::interrupt::Removal)> {
     let dir = target
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    // 0o666 before the umask: what a plain create would give, not
-    // tempfile's private 0o600.
+    // 0o666 (0o777) before the umask: what a plain create (a linker)
+    // would give, not tempfile's private 0o600.
     let mut tmp = tempfile::Builder::new()
         .prefix(".gpucc-cache-")
-        .permissions(std::fs::Permissions::from_mode(0o666))
+        .permissions(std::fs::Permissions::from_mode(mode))
         .tempfile_in(dir)
         .with_context(|| {
             format!(

@@ -181,11 +181,6 @@ pub fn ptxas(cuda: &Path) -> Result<PathBuf> {
     })
 }
 
-/// A full toolkit can build objects with embedded device code (`-c`).
-pub fn is_full_toolkit(cuda: &Path) -> bool {
-    cuda.join("bin/fatbinary").is_file() && cuda.join("bin/ptxas").is_file()
-}
-
 /// The plugin library built beside this binary.
 pub fn plugin() -> Result<PathBuf> {
     let exe = std::env::current_exe()?;

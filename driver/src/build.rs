@@ -1,0 +1,442 @@
+//! Whole programs: objects (`-c`), executables and shared libraries, and
+//! device outputs for several archs (design.md §10).
+//!
+//! The driver edits clang's PTX after the backend, so clang cannot make the
+//! device code of an object itself. For each CUDA input and GPU target the
+//! device compile (`compile::device`, the PTX route) gives decided PTX;
+//! ptxas assembles it into a cubin; CUDA 13's `fatbinary` bundles the
+//! cubins and the PTX asked for (`--image3=kind=elf|ptx,sm=XX,file=...`;
+//! clang 19's own `--image=profile=` call form is rejected by it); and the
+//! host compile embeds the bundle with `-fcuda-include-gpubinary`, as clang
+//! itself does with its own. C and C++ inputs are compiled by clang alone,
+//! object files and libraries go to the link, which adds the CUDA runtime
+//! from the CUDA root (`-lcudart`, shared: NVIDIA's wheel has no static
+//! one).
+//!
+//! Every file is planned and written through `output::Outputs`: nothing is
+//! written unless the whole build succeeded. Separate compilation
+//! (`-fgpu-rdc`) is refused in `args`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{anyhow, bail, Context as _, Result};
+use gpucc_cache_pass::options::Options;
+use gpucc_cache_pass::{Report, ReportFormat};
+
+use crate::args::{Build, BuildKind, GpuTarget, InputKind, Job, Language, Output};
+use crate::compile;
+use crate::output::{Outputs, Slot};
+use crate::toolchain::{self, Ended, Found};
+
+/// The tools a build runs.
+struct Tools {
+    clang: Found,
+    cuda: Found,
+}
+
+impl Tools {
+    fn bin(&self, name: &str) -> Result<PathBuf> {
+        let p = self.cuda.path.join("bin").join(name);
+        if p.is_file() {
+            return Ok(p);
+        }
+        bail!(
+            "{name} not found in {}/bin; objects and executables need ptxas and CUDA 13's fatbinary: run scripts/setup, or set CUDA_PATH to a CUDA install that has them",
+            self.cuda.path.display()
+        )
+    }
+}
+
+/// What one input became.
+enum Made {
+    /// An object in the scratch directory, and the file it is written to.
+    Object(PathBuf),
+    /// A file the linker takes as it is.
+    Linker(PathBuf),
+}
+
+pub fn run(b: &Build) -> Result<()> {
+    b.check_inputs()?;
+    let mut files = Outputs::new();
+    for (path, _) in &b.inputs {
+        files.input("the input", path)?;
+    }
+    for d in &b.device.options.kernel_data {
+        files.input("the kernel data", &d.path)?;
+    }
+    let plan = plan(b, &mut files)?;
+    let tools = Tools {
+        clang: toolchain::clang(b.device.clang.as_deref())?,
+        cuda: toolchain::cuda(b.device.cuda_path.as_deref())?,
+    };
+    let scratch = crate::output::temp_dir()?;
+    let mut reports: Vec<Report> = Vec::new();
+    let mut made = Vec::new();
+    for (i, (input, kind)) in b.inputs.iter().enumerate() {
+        let dir = scratch.path().join(i.to_string());
+        std::fs::create_dir(&dir)?;
+        made.push(match kind {
+            InputKind::Device(_) if b.kind == BuildKind::DevicePerArch => {
+                per_arch(b, input, &dir, &plan, i, &mut files, &mut reports)?;
+                continue;
+            }
+            InputKind::Device(_) => {
+                let obj = cuda_object(b, &tools, input, &dir, &plan, i, &mut files, &mut reports)?;
+                Made::Object(obj)
+            }
+            InputKind::Host => Made::Object(host_object(b, &tools, input, &dir)?),
+            InputKind::Linker => Made::Linker(input.clone()),
+            InputKind::Unknown => unreachable!("check_inputs refused it"),
+        });
+    }
+    match b.kind {
+        BuildKind::Objects => {
+            for (m, slot) in made.iter().zip(&plan.objects) {
+                if let (Made::Object(obj), Some(slot)) = (m, slot) {
+                    files.fill(*slot, std::fs::read(obj)?);
+                }
+            }
+        }
+        BuildKind::Link => {
+            let exe = link(b, &tools, &made, scratch.path())?;
+            let slot = plan.link.expect("a link plans its output");
+            files.fill_executable(slot, std::fs::read(exe)?);
+        }
+        BuildKind::DevicePerArch => {}
+    }
+    let report_text = combined(&reports, b.device.report);
+    if let (Some(slot), Some(text)) = (plan.report, &report_text) {
+        files.fill(slot, text.clone().into_bytes());
+    }
+    files.commit()?;
+    if let (None, Some(text)) = (&b.device.report_file, report_text) {
+        eprint!("{text}");
+    }
+    Ok(())
+}
+
+/// The planned outputs of a build.
+struct Plan {
+    /// Per input: its object (`-c`), if it makes one.
+    objects: Vec<Option<Slot>>,
+    /// Per input: its dependency file (`-c -MD`).
+    deps: Vec<Option<Slot>>,
+    /// Per input and target: its device file (several archs) or record.
+    per_arch: Vec<Vec<Option<Slot>>>,
+    link: Option<Slot>,
+    report: Option<Slot>,
+}
+
+fn plan(b: &Build, files: &mut Outputs) -> Result<Plan> {
+    let mut plan = Plan {
+        objects: Vec::new(),
+        deps: Vec::new(),
+        per_arch: Vec::new(),
+        link: None,
+        report: None,
+    };
+    for (input, kind) in &b.inputs {
+        let compiles = matches!(kind, InputKind::Device(_) | InputKind::Host);
+        let object = object_name(b, input);
+        plan.objects.push(match b.kind {
+            BuildKind::Objects if compiles => Some(files.output("-o", &object)?),
+            _ => None,
+        });
+        plan.deps.push(match (&b.deps, b.kind) {
+            (Some((file, _)), BuildKind::Objects) if compiles => {
+                let f = file.clone().unwrap_or_else(|| object.with_extension("d"));
+                Some(files.output("-MF", &f)?)
+            }
+            _ => None,
+        });
+        let mut per = Vec::new();
+        for t in &b.targets {
+            per.push(match (b.kind, kind) {
+                (BuildKind::DevicePerArch, InputKind::Device(_)) => {
+                    Some(files.output("-o", &arch_output(&b.device, input, t))?)
+                }
+                (BuildKind::Objects, InputKind::Device(_)) if b.record_format.is_some() => {
+                    let format = b.record_format.as_deref().unwrap_or("yaml");
+                    let name = format!(
+                        "{}-cuda-nvptx64-nvidia-cuda-{}.opt.{format}",
+                        object.with_extension("").display(),
+                        t.arch
+                    );
+                    Some(files.output("-fsave-optimization-record", Path::new(&name))?)
+                }
+                _ => None,
+            });
+        }
+        plan.per_arch.push(per);
+    }
+    if b.kind == BuildKind::Link {
+        let out = b.output.clone().unwrap_or_else(|| PathBuf::from("a.out"));
+        plan.link = Some(files.output("-o", &out)?);
+    }
+    if let Some(r) = &b.device.report_file {
+        plan.report = Some(files.output("--cache-report-file", r)?);
+    }
+    Ok(plan)
+}
+
+/// clang's name for the object of `input` with `-c`: `-o`, else the
+/// input's stem with `.o` in the working directory.
+fn object_name(b: &Build, input: &Path) -> PathBuf {
+    match (&b.output, b.kind) {
+        (Some(o), BuildKind::Objects) => o.clone(),
+        _ => Path::new(input.file_name().unwrap_or(input.as_os_str())).with_extension("o"),
+    }
+}
+
+/// `k.cu` for sm_80 → `k-sm_80.ptx` (`.ll`, `.bc`) beside the input.
+fn arch_output(job: &Job, input: &Path, t: &GpuTarget) -> PathBuf {
+    let ext = match job.kind {
+        Output::Ptx => "ptx",
+        Output::LlvmText => "ll",
+        Output::LlvmBitcode => "bc",
+    };
+    let stem = input
+        .file_stem()
+        .unwrap_or(input.as_os_str())
+        .to_string_lossy();
+    input.with_file_name(format!("{stem}-{}.{ext}", t.arch))
+}
+
+/// The device job of `input` for `t`, made in `dir`.
+fn device_for(b: &Build, input: &Path, t: &GpuTarget, kind: Output, record: bool) -> Job {
+    let mut options = Options {
+        arch: Some(t.arch),
+        ..b.device.options.clone()
+    };
+    options.arch = Some(t.arch);
+    Job {
+        input: input.to_path_buf(),
+        output: input.with_extension("ptx"),
+        kind,
+        arch: Some(t.arch),
+        options,
+        language: Some(Language::Cuda),
+        report_file: None,
+        sidecars: crate::args::Sidecars {
+            record: record.then(|| {
+                let format = b.record_format.clone().unwrap_or_else(|| "yaml".into());
+                (PathBuf::from("record"), format)
+            }),
+            ..b.device.sidecars.clone()
+        },
+        ..b.device.clone()
+    }
+}
+
+/// Several archs, one device file each.
+fn per_arch(
+    b: &Build,
+    input: &Path,
+    dir: &Path,
+    plan: &Plan,
+    i: usize,
+    files: &mut Outputs,
+    reports: &mut Vec<Report>,
+) -> Result<()> {
+    for (k, t) in b.targets.iter().enumerate() {
+        let sub = dir.join(t.arch.to_string());
+        std::fs::create_dir(&sub)?;
+        let mut job = device_for(b, input, t, b.device.kind, false);
+        job.language = b.device.language;
+        if let InputKind::Device(l) = b.inputs[i].1 {
+            job.language = Some(l);
+        }
+        let made = compile::device(&job, &sub)?;
+        for h in &made.read {
+            files.input("a file the source includes", h)?;
+        }
+        if let Some(slot) = plan.per_arch[i][k] {
+            files.fill(slot, made.output);
+        }
+        reports.extend(made.report);
+    }
+    Ok(())
+}
+
+/// A CUDA input's host object, its device code embedded.
+#[allow(clippy::too_many_arguments)]
+fn cuda_object(
+    b: &Build,
+    tools: &Tools,
+    input: &Path,
+    dir: &Path,
+    plan: &Plan,
+    i: usize,
+    files: &mut Outputs,
+    reports: &mut Vec<Report>,
+) -> Result<PathBuf> {
+    let mut images: Vec<String> = Vec::new();
+    if !b.host_only {
+        let ptxas = tools.bin("ptxas")?;
+        for (k, t) in b.targets.iter().enumerate() {
+            let sub = dir.join(t.arch.to_string());
+            std::fs::create_dir(&sub)?;
+            let record = plan.per_arch[i][k].is_some();
+            let job = device_for(b, input, t, Output::Ptx, record);
+            let made = compile::device(&job, &sub)?;
+            for h in &made.read {
+                files.input("a file the source includes", h)?;
+            }
+            if let (Some(slot), Some(rec)) = (plan.per_arch[i][k], made.record) {
+                files.fill(slot, rec);
+            }
+            reports.extend(made.report);
+            let ptx = sub.join("device.ptx");
+            std::fs::write(&ptx, &made.output)?;
+            let sm = sm_name(t);
+            if t.cubin {
+                let cubin = sub.join("device.cubin");
+                let mut cmd = Command::new(&ptxas);
+                cmd.arg(format!("-arch={}", t.arch))
+                    .args(&b.ptxas_flags)
+                    .arg(&ptx)
+                    .arg("-o")
+                    .arg(&cubin);
+                expect_ok(tool_run(&mut cmd, b.device.verbose)?, "ptxas", input)?;
+                images.push(format!(
+                    "--image3=kind=elf,sm={sm},file={}",
+                    cubin.display()
+                ));
+            }
+            if t.ptx {
+                images.push(format!("--image3=kind=ptx,sm={sm},file={}", ptx.display()));
+            }
+        }
+    }
+    let fatbin = dir.join("device.fatbin");
+    if !images.is_empty() {
+        let mut cmd = Command::new(tools.bin("fatbinary")?);
+        cmd.arg(format!("--create={}", fatbin.display()))
+            .arg("-64")
+            .args(&images);
+        expect_ok(tool_run(&mut cmd, b.device.verbose)?, "fatbinary", input)?;
+    }
+    // The host side, with the bundle embedded.
+    let obj = dir.join("host.o");
+    let mut cmd = Command::new(&tools.clang.path);
+    cmd.args(["-x", "cuda", "--cuda-host-only"]);
+    for t in &b.targets {
+        cmd.arg(format!("--cuda-gpu-arch={}", t.arch));
+    }
+    cmd.arg(format!("--cuda-path={}", tools.cuda.path.display()))
+        .arg("-Wno-unknown-cuda-version");
+    if !b.device.opt_given {
+        cmd.arg("-O3");
+    }
+    cmd.args(&b.device.clang_flags).args(&b.host_flags);
+    if !images.is_empty() {
+        cmd.args(["-Xclang", "-fcuda-include-gpubinary", "-Xclang"])
+            .arg(&fatbin);
+    }
+    deps_flags(b, &mut cmd, dir, input);
+    cmd.arg("-c").arg(input).arg("-o").arg(&obj);
+    expect_ok(tool_run(&mut cmd, b.device.verbose)?, "clang", input)?;
+    take_deps(b, dir, plan, i, files)?;
+    Ok(obj)
+}
+
+/// fatbinary's name for an arch: `sm=80`, `sm=90a`.
+fn sm_name(t: &GpuTarget) -> String {
+    t.arch.to_string().trim_start_matches("sm_").to_string()
+}
+
+/// `-MD -MF` for a host compile whose dependency list is asked for, into
+/// `dir`, naming the object as the target (unless `-MT`/`-MQ` did).
+fn deps_flags(b: &Build, cmd: &mut Command, dir: &Path, input: &Path) {
+    if let Some((_, user_only)) = &b.deps {
+        cmd.arg(if *user_only { "-MMD" } else { "-MD" })
+            .arg("-MF")
+            .arg(dir.join("host.d"));
+        if !b.device.sidecars.deps_target_given {
+            cmd.arg("-MQ").arg(object_name(b, input));
+        }
+    }
+}
+
+fn take_deps(b: &Build, dir: &Path, plan: &Plan, i: usize, files: &mut Outputs) -> Result<()> {
+    if let (Some(_), Some(slot)) = (&b.deps, plan.deps[i]) {
+        let d = std::fs::read(dir.join("host.d")).context("clang wrote no dependency file")?;
+        for h in crate::depfile::dependencies(&String::from_utf8_lossy(&d)) {
+            files.input("a file the source includes", &h)?;
+        }
+        files.fill(slot, d);
+    }
+    Ok(())
+}
+
+/// A C or C++ input, compiled by clang alone.
+fn host_object(b: &Build, tools: &Tools, input: &Path, dir: &Path) -> Result<PathBuf> {
+    let obj = dir.join("host.o");
+    let mut cmd = Command::new(&tools.clang.path);
+    cmd.args(&b.device.clang_flags).args(&b.host_flags);
+    cmd.arg("-c").arg(input).arg("-o").arg(&obj);
+    expect_ok(tool_run(&mut cmd, b.device.verbose)?, "clang", input)?;
+    Ok(obj)
+}
+
+/// The link: every object and linker input, the user's link flags, and the
+/// CUDA runtime from the CUDA root (found at run time through the rpath,
+/// which `LD_LIBRARY_PATH` overrides, e.g. with a simulator's library).
+fn link(b: &Build, tools: &Tools, made: &[Made], scratch: &Path) -> Result<PathBuf> {
+    let out = scratch.join("a.out");
+    let mut cmd = Command::new(&tools.clang.path);
+    for m in made {
+        match m {
+            Made::Object(p) | Made::Linker(p) => cmd.arg(p),
+        };
+    }
+    cmd.args(&b.host_flags).args(&b.link_flags);
+    if b.cudart {
+        let lib = tools.cuda.path.join("lib64");
+        cmd.arg(format!("-L{}", lib.display()))
+            .arg("-lcudart")
+            .arg(format!("-Wl,-rpath,{}", lib.display()));
+    }
+    cmd.arg("-o").arg(&out);
+    match tool_run(&mut cmd, b.device.verbose)? {
+        Ended::Ok => Ok(out),
+        Ended::Failed => bail!("the link failed (the linker's errors are above)"),
+        Ended::Crashed(sig) => bail!("the linker crashed (signal {sig})"),
+    }
+}
+
+fn tool_run(cmd: &mut Command, verbose: bool) -> Result<Ended> {
+    toolchain::run(cmd, verbose)
+}
+
+fn expect_ok(ended: Ended, tool: &str, input: &Path) -> Result<()> {
+    match ended {
+        Ended::Ok => Ok(()),
+        Ended::Failed => bail!(
+            "{tool} failed on {} (its errors are above)",
+            input.display()
+        ),
+        Ended::Crashed(sig) => bail!("{tool} crashed (signal {sig}) on {}", input.display()),
+    }
+}
+
+/// The reports of a build in one text: each arch's and input's report in
+/// turn; in JSON one report as it is, several as `{"reports": [...]}`.
+pub fn combined(reports: &[Report], format: ReportFormat) -> Option<String> {
+    match (format, reports) {
+        (ReportFormat::None, _) | (_, []) => None,
+        (ReportFormat::Text, _) => Some(reports.iter().map(Report::to_text).collect()),
+        (ReportFormat::Json, [one]) => Some(one.to_json()),
+        (ReportFormat::Json, many) => {
+            let all: Vec<serde_json::Value> = many
+                .iter()
+                .map(|r| serde_json::from_str(&r.to_json()).map_err(|e| anyhow!("{e}")))
+                .collect::<Result<_>>()
+                .ok()?;
+            serde_json::to_string_pretty(&serde_json::json!({ "reports": all }))
+                .ok()
+                .map(|s| s + "\n")
+        }
+    }
+}
