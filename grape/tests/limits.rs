@@ -196,7 +196,6 @@ fn generator_specs_are_refused_by_their_footprint_before_generating() {
     // 64,000,000 vertices and 127,984,000 edges: 68.7 GiB, over the 64 GiB limit everywhere.
     let message = from_spec("mesh2d:8000x8000").unwrap_err();
     assert!(message.contains("needs about 68.7 GiB"), "{message}");
-    assert!(MAX_PARTITION_BYTES == 64 << 30);
     // With little memory available, the available memory is the bound named.
     let small = MemoryBudget {
         limit: MAX_PARTITION_BYTES,
