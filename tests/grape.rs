@@ -374,3 +374,97 @@ fn a_cycle_split_in_two_costs_two() {
     assert_eq!(r["methods"]["grape"]["max_load"], 6);
     assert_eq!(r["methods"]["grape"]["min_load"], 6);
 }
+
+/// Runs the driver with `args`, killed after 60 s (a FIFO read would block
+/// forever), and checks a clean refusal: exit 1, no panic, one line of ours
+/// that contains `expect` (the pattern of tests/errors.rs).
+fn assert_refused_in_time(args: &[&str], expect: &str) {
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(driver())
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("gpucc-cache {args:?} still ran after 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(1), "{args:?}:\n{err}");
+    assert!(!err.contains("panicked"), "{args:?}:\n{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line:\n{err}");
+    assert!(
+        err.starts_with("gpucc-cache: error: ") && err.contains(expect),
+        "{args:?}: expected '{expect}' in:\n{err}"
+    );
+}
+
+/// Issue 16 item 6: unbounded inputs. `/dev/zero` used to grow one line until
+/// the allocator aborted, a FIFO blocked forever, `gen:mesh2d:8000x8000` set
+/// out to take about 50 GB; each is now one line before anything large is read
+/// or allocated.
+#[test]
+fn unbounded_inputs_are_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("graph.fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    // Sparse files: their size costs no disk.
+    let zeros = dir.path().join("zeros.txt");
+    std::fs::File::create(&zeros)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    let huge = dir.path().join("huge.txt");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(17 << 30)
+        .unwrap();
+    let promising = dir.path().join("promising.mtx");
+    std::fs::write(
+        &promising,
+        "%%MatrixMarket matrix coordinate pattern general\n1000 1000 2147483648\n1 1\n2 2\n",
+    )
+    .unwrap();
+    let path = |p: &Path| p.to_str().unwrap().to_string();
+    let (fifo, zeros, huge, promising, here) = (
+        path(&fifo),
+        path(&zeros),
+        path(&huge),
+        path(&promising),
+        path(dir.path()),
+    );
+    let cases: [(&str, &str); 8] = [
+        (
+            "/dev/zero",
+            "'/dev/zero' is a character device, not a regular file",
+        ),
+        (&fifo, "is a FIFO (named pipe), not a regular file"),
+        (&here, "is a directory, not a regular file"),
+        (&zeros, "zeros.txt:1: line longer than 1048576 bytes"),
+        (&huge, "over the 17179869184-byte limit for a graph file"),
+        (
+            &promising,
+            "promising.mtx:2: partitioning 2000 vertices and 2147483648 edges",
+        ),
+        // 68.7 GiB and 80 GiB: over the 64 GiB limit on any machine.
+        ("gen:mesh2d:8000x8000", "needs about 68.7 GiB"),
+        ("gen:cycle:134217728", "needs about 80.0 GiB"),
+    ];
+    for (graph, expect) in cases {
+        assert_refused_in_time(&["partition", graph, "--parts=2"], expect);
+    }
+}

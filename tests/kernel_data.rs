@@ -141,11 +141,74 @@ fn unreadable_or_misnamed_data_is_reported() {
         );
         assert_eq!(std::fs::read(&data).unwrap().len(), 12);
     }
-    let (ok, r, err) = spmv(&[0], &["--kernel-data=nnz=/dev/null"]);
+    let empty = dir.path().join("empty.i32");
+    std::fs::write(&empty, b"").unwrap();
+    let (ok, r, err) = spmv(&[0], &[&format!("--kernel-data=nnz={}", empty.display())]);
     assert!(ok, "{err}");
     let warnings = r["warnings"].to_string();
     assert!(
-        warnings.contains("/dev/null binds no pointer parameter"),
+        warnings.contains("empty.i32 binds no pointer parameter"),
         "{warnings}"
     );
+}
+
+/// Issue 16 item 6: kernel data must be a regular file of at most 1 GiB.
+/// `--kernel-data=col=/dev/zero` used to read until memory ran out (its size
+/// is 0, so the size check passed), and a FIFO blocked the compile forever.
+/// Each is now refused while the flags are parsed, in one line.
+#[test]
+fn kernel_data_must_be_a_bounded_regular_file() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("col.fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    // Sparse: 1 GiB + 1 byte that cost no disk.
+    let big = dir.path().join("big.i32");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len((1 << 30) + 1)
+        .unwrap();
+    let cases = [
+        ("/dev/zero".into(), "/dev/zero is not a regular file"),
+        (fifo.display().to_string(), "col.fifo is not a regular file"),
+        (dir.path().display().to_string(), "is a directory"),
+        (
+            big.display().to_string(),
+            "has 1073741825); bind a smaller array",
+        ),
+    ];
+    for (data, expect) in cases {
+        let mut child = Command::new(driver())
+            .arg(testdata("corpus/spmv_edge.cu"))
+            .arg(format!("--kernel-data=col={data}"))
+            .arg("-o")
+            .arg(dir.path().join("k.ptx"))
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if start.elapsed() > Duration::from_secs(60) {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("--kernel-data=col={data}: still running after 60 s");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        assert_eq!(status.code(), Some(1), "{data}:\n{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{data}:\n{err}");
+        assert!(
+            err.starts_with("gpucc-cache: error: ") && err.contains(expect),
+            "{data}: expected '{expect}' in:\n{err}"
+        );
+    }
 }

@@ -8,12 +8,26 @@
 //! Deliberately not here: weights, directed graphs, and any claim of statistical fidelity beyond the
 //! shape of the degree distribution.
 
-use crate::graph::Graph;
+use crate::graph::{Graph, MAX_VERTICES};
+use crate::limits::{Footprint, MemoryBudget};
 use crate::rng::SplitMix64;
 
-/// The most edges a spec may ask for: 2^27, enough for any benchmark (the 1 M-edge one is 2^20) and
-/// small enough that generating and partitioning stay within this machine's memory.
+/// The most edges a generator makes: 2^27, enough for any benchmark (the 1 M-edge one is 2^20). A
+/// spec must also fit the memory its partition will need ([`crate::limits`]), which on most
+/// machines is the tighter bound.
 pub const MAX_SPEC_EDGES: u64 = 1 << 27;
+
+/// Panics unless a graph of `vertices` and `edges` is within [`MAX_VERTICES`] and
+/// [`MAX_SPEC_EDGES`]: called by every generator before it allocates, so that a library caller's
+/// mistake is a message, not an allocation abort. User input goes through [`from_spec`], which
+/// returns an error instead.
+fn assert_generable(what: &str, vertices: u128, edges: u128) {
+    assert!(
+        vertices <= u128::from(MAX_VERTICES) && edges <= u128::from(MAX_SPEC_EDGES),
+        "{what}: {vertices} vertices and {edges} edges exceed the generators' limits \
+         ({MAX_VERTICES} vertices, {MAX_SPEC_EDGES} edges)"
+    );
+}
 
 const SPEC_FORMS: &str =
     "mesh2d:WxH, mesh3d:XxYxZ, scalefree:N:D, clique:N or cycle:N (optionally :seed=S)";
@@ -25,7 +39,8 @@ const DEFAULT_SEED: u64 = 1;
 /// by (smaller id, larger id), as a mesh file numbered without care would list them.
 ///
 /// # Panics
-/// If width × height exceeds `u32::MAX` ([`from_spec`] checks this for user input).
+/// Beyond [`MAX_VERTICES`] vertices or [`MAX_SPEC_EDGES`] edges ([`from_spec`] checks this for user
+/// input).
 pub fn mesh2d(width: u32, height: u32, seed: u64) -> Graph {
     mesh([width, height, 1], seed)
 }
@@ -34,19 +49,17 @@ pub fn mesh2d(width: u32, height: u32, seed: u64) -> Graph {
 /// (x, y, z).
 ///
 /// # Panics
-/// If x × y × z exceeds `u32::MAX` ([`from_spec`] checks this for user input).
+/// As [`mesh2d`].
 pub fn mesh3d(x: u32, y: u32, z: u32, seed: u64) -> Graph {
     mesh([x, y, z], seed)
 }
 
 fn mesh(dims: [u32; 3], seed: u64) -> Graph {
-    let cells = dims.iter().map(|&d| u64::from(d)).product::<u64>();
-    assert!(
-        cells <= u64::from(u32::MAX),
-        "a {}x{}x{} mesh has more vertices than u32 can number",
-        dims[0],
-        dims[1],
-        dims[2]
+    let cells = dims.iter().map(|&d| u128::from(d)).product::<u128>();
+    assert_generable(
+        &format!("a {}x{}x{} mesh", dims[0], dims[1], dims[2]),
+        cells,
+        mesh_edge_count(dims),
     );
     let n = cells as usize;
     let [w, h, _] = dims.map(|d| d as usize);
@@ -111,10 +124,14 @@ fn mesh_edge_count(dims: [u32; 3]) -> u128 {
 /// joined to `edges_per_vertex` distinct earlier vertices chosen with probability proportional to
 /// their degree. Ids are then permuted at random; edges stay in generation order. No self-loops, no
 /// parallel edges. With `vertices <= edges_per_vertex + 1` the result is the clique on `vertices`.
+///
+/// # Panics
+/// As [`mesh2d`].
 pub fn scale_free(vertices: u32, edges_per_vertex: u32, seed: u64) -> Graph {
     let per = edges_per_vertex;
     let core = per.saturating_add(1).min(vertices);
     let expected = scale_free_edge_count(vertices, per);
+    assert_generable("a scale-free graph", u128::from(vertices), expected);
     let mut edges: Vec<(u32, u32)> = Vec::with_capacity(expected as usize);
     // Every edge puts both endpoints here, so a uniform pick from it is a degree-proportional pick.
     let mut endpoints: Vec<u32> = Vec::with_capacity(2 * expected as usize);
@@ -158,7 +175,15 @@ fn scale_free_edge_count(vertices: u32, per: u32) -> u128 {
 }
 
 /// The complete graph on `n` vertices: every pair i < j, in lexicographic order.
+///
+/// # Panics
+/// As [`mesh2d`].
 pub fn clique(n: u32) -> Graph {
+    assert_generable(
+        "a clique",
+        u128::from(n),
+        u128::from(n) * u128::from(n.saturating_sub(1)) / 2,
+    );
     let mut edges =
         Vec::with_capacity((u64::from(n) * u64::from(n.saturating_sub(1)) / 2) as usize);
     for i in 0..n {
@@ -172,17 +197,25 @@ pub fn clique(n: u32) -> Graph {
 /// The cycle on `n` vertices: edges (i, i + 1 mod n) for i = 0..n.
 ///
 /// # Panics
-/// If `n < 3` (smaller "cycles" would need a self-loop or a parallel edge; [`from_spec`] rejects them).
+/// If `n < 3` (smaller "cycles" would need a self-loop or a parallel edge; [`from_spec`] rejects
+/// them), and as [`mesh2d`].
 pub fn cycle(n: u32) -> Graph {
     assert!(n >= 3, "a cycle needs at least 3 vertices, got {n}");
+    assert_generable("a cycle", u128::from(n), u128::from(n));
     let edges = (0..n).map(|i| (i, (i + 1) % n)).collect();
     Graph::new(n, edges)
 }
 
 /// Builds a graph from a command-line spec: `mesh2d:WxH`, `mesh3d:XxYxZ`, `scalefree:N:D`, `clique:N`
-/// or `cycle:N`, each optionally followed by `:seed=S` (default 1). Sizes must be positive, and the
-/// graph must have at most `u32::MAX` vertices and [`MAX_SPEC_EDGES`] edges.
+/// or `cycle:N`, each optionally followed by `:seed=S` (default 1). Sizes must be positive, the
+/// graph must have at most [`MAX_VERTICES`] vertices and [`MAX_SPEC_EDGES`] edges, and its
+/// partition must fit [`MemoryBudget::of_this_machine`]: all checked before anything is allocated.
 pub fn from_spec(spec: &str) -> Result<Graph, String> {
+    from_spec_within(spec, MemoryBudget::of_this_machine())
+}
+
+/// As [`from_spec`], within `budget`.
+pub fn from_spec_within(spec: &str, budget: MemoryBudget) -> Result<Graph, String> {
     let mut parts: Vec<&str> = spec.trim().split(':').collect();
     let mut seed = DEFAULT_SEED;
     if parts.len() > 1 {
@@ -274,13 +307,20 @@ pub fn from_spec(spec: &str) -> Result<Graph, String> {
             (u128::from(sizes[0]), u128::from(sizes[0]))
         }
     };
-    if vertices > u128::from(crate::graph::MAX_VERTICES) || edges > u128::from(MAX_SPEC_EDGES) {
+    if vertices > u128::from(MAX_VERTICES) || edges > u128::from(MAX_SPEC_EDGES) {
         return Err(format!(
             "bad graph spec '{spec}': {vertices} vertices and {edges} edges exceed the limits \
-             ({} vertices, {MAX_SPEC_EDGES} edges); use smaller sizes",
-            crate::graph::MAX_VERTICES
+             ({MAX_VERTICES} vertices, {MAX_SPEC_EDGES} edges); use smaller sizes"
         ));
     }
+    // Both counts are now below 2^27, so they fit u64.
+    let footprint = Footprint {
+        vertices: vertices as u64,
+        edges: edges as u64,
+    };
+    budget
+        .check(footprint)
+        .map_err(|e| format!("bad graph spec '{spec}': {e}"))?;
     Ok(match name {
         "mesh2d" => mesh2d(sizes[0], sizes[1], seed),
         "mesh3d" => mesh3d(sizes[0], sizes[1], sizes[2], seed),

@@ -2,17 +2,22 @@
 //! of y = Ax, or a plain edge list of `u v` lines.
 //!
 //! Files may be gigabytes, so both readers stream one physical line at a time through a reused
-//! buffer and keep only the edges. Every problem becomes an [`InputError`] naming the file and the
-//! 1-based line, never a guess: a malformed line is not skipped, a count that does not match is not
+//! buffer and keep only the edges. Every input is bounded before it costs memory ([`Limits`]): a
+//! regular file (not a FIFO or a device) of at most [`crate::limits::MAX_INPUT_BYTES`], lines of at
+//! most [`crate::limits::MAX_LINE_BYTES`], and a graph that fits the memory its partition will need,
+//! checked as it is read. Every problem becomes an [`InputError`] naming the file and the 1-based
+//! line, never a guess: a malformed line is not skipped, a count that does not match is not
 //! forgiven. Deliberately out of scope: numerical values (read only to check that they are there and
 //! are numbers), dense `array` matrices (no sparsity to partition), vectors, and any other format.
 
 use std::fmt;
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, Cursor, Read};
+use std::fs::{File, FileType};
+use std::io::{self, BufRead, BufReader, Read};
+use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
-use crate::graph::{Graph, MatrixShape};
+use crate::graph::{Graph, MatrixShape, MAX_VERTICES};
+use crate::limits::{Footprint, Limits, TooLarge};
 
 /// Why a graph file could not be read. Every variant names the file; `Display` is one line.
 #[derive(Debug)]
@@ -47,6 +52,23 @@ pub enum InputError {
     },
     /// An edge list without a single edge.
     NoEdges { file: String },
+    /// The path names something that is not a regular file (`kind` says what): a directory, a
+    /// FIFO, a device. These have no size to bound, or no end.
+    NotRegular { file: String, kind: &'static str },
+    /// The file holds more than `limit` bytes (`size` is what was seen, at least `limit + 1`).
+    TooBig { file: String, size: u64, limit: u64 },
+    /// A line runs past `limit` bytes without a newline.
+    LineTooLong {
+        file: String,
+        line: u64,
+        limit: usize,
+    },
+    /// The graph read up to `line` (or declared there) would not fit the memory of its partition.
+    TooLarge {
+        file: String,
+        line: u64,
+        source: TooLarge,
+    },
 }
 
 /// What stood where something else was expected.
@@ -88,7 +110,10 @@ struct Lines<'n, R> {
     reader: R,
     buf: Vec<u8>,
     line: u64,
+    /// Bytes read so far, lines and line endings included.
+    consumed: u64,
     file: &'n str,
+    limits: Limits,
 }
 
 /// The whitespace-separated tokens of one line, with what is needed to report an error on it.
@@ -155,6 +180,22 @@ impl fmt::Display for InputError {
                 f,
                 "{file}: no edges; an edge list needs lines 'u v' of 0-based vertex ids"
             ),
+            InputError::NotRegular { file, kind } => write!(
+                f,
+                "'{file}' is {kind}, not a regular file; give a graph file \
+                 (save a stream to a file first)"
+            ),
+            InputError::TooBig { file, size, limit } => write!(
+                f,
+                "'{file}' has {size} bytes or more, over the {limit}-byte limit for a graph file; \
+                 give a smaller graph"
+            ),
+            InputError::LineTooLong { file, line, limit } => write!(
+                f,
+                "{file}:{line}: line longer than {limit} bytes (no newline); \
+                 a graph file has one entry or edge per line: is this a text graph?"
+            ),
+            InputError::TooLarge { file, line, source } => write!(f, "{file}:{line}: {source}"),
         }
     }
 }
@@ -163,26 +204,30 @@ impl std::error::Error for InputError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             InputError::Open { source, .. } | InputError::Read { source, .. } => Some(source),
+            InputError::TooLarge { source, .. } => Some(source),
             _ => None,
         }
     }
 }
 
 impl<'n, R: BufRead> Lines<'n, R> {
-    fn new(reader: R, file: &'n str) -> Self {
+    fn new(reader: R, file: &'n str, limits: Limits) -> Self {
         Lines {
             reader,
             buf: Vec::with_capacity(256),
             line: 0,
+            consumed: 0,
             file,
+            limits,
         }
     }
 
-    /// Moves to the next physical line, its line ending dropped; `false` at end of file.
+    /// Moves to the next physical line, its line ending dropped; `false` at end of file. A line
+    /// is read at most one byte past the line limit, so no line costs more than the limit.
     fn advance(&mut self) -> Result<bool, InputError> {
         self.buf.clear();
-        let read = self
-            .reader
+        let cap = self.limits.line_bytes as u64 + 1;
+        let read = (self.reader.by_ref().take(cap))
             .read_until(b'\n', &mut self.buf)
             .map_err(|source| InputError::Read {
                 file: self.file.to_string(),
@@ -193,6 +238,22 @@ impl<'n, R: BufRead> Lines<'n, R> {
             return Ok(false);
         }
         self.line += 1;
+        self.consumed += read as u64;
+        if self.consumed > self.limits.input_bytes {
+            return Err(InputError::TooBig {
+                file: self.file.to_string(),
+                size: self.consumed,
+                limit: self.limits.input_bytes,
+            });
+        }
+        let content = self.buf.len() - usize::from(self.buf.last() == Some(&b'\n'));
+        if content > self.limits.line_bytes {
+            return Err(InputError::LineTooLong {
+                file: self.file.to_string(),
+                line: self.line,
+                limit: self.limits.line_bytes,
+            });
+        }
         while matches!(self.buf.last(), Some(b'\n' | b'\r')) {
             self.buf.pop();
         }
@@ -224,6 +285,15 @@ impl<'n, R: BufRead> Lines<'n, R> {
             }
         }
         Ok(None)
+    }
+
+    /// `Ok` when a graph of `footprint` fits the memory budget; else an error on the current line.
+    fn check_memory(&self, footprint: Footprint) -> Result<(), InputError> {
+        (self.limits.memory.check(footprint)).map_err(|source| InputError::TooLarge {
+            file: self.file.to_string(),
+            line: self.line,
+            source,
+        })
     }
 
     fn end_of_file(&self, expected: impl Into<String>) -> InputError {
@@ -349,32 +419,87 @@ fn parse_unsigned(token: &[u8]) -> Option<u64> {
 const BANNER: &[u8] = b"%%MatrixMarket";
 
 /// Reads the graph in `path`: Matrix Market when the first line opens with `%%` (the banner
-/// `%%MatrixMarket`, in any case), an edge list otherwise.
+/// `%%MatrixMarket`, in any case), an edge list otherwise; within [`Limits::of_this_machine`].
 pub fn read_graph(path: &Path) -> Result<Graph, InputError> {
+    read_graph_within(path, &Limits::of_this_machine())
+}
+
+/// As [`read_graph`], within `limits`.
+pub fn read_graph_within(path: &Path, limits: &Limits) -> Result<Graph, InputError> {
     let name = path.display().to_string();
-    let file = File::open(path).map_err(|source| InputError::Open {
+    let file = open_regular(path, limits.input_bytes)?;
+    // One byte past the limit, so that a file that grows while it is read is still caught.
+    let mut reader = BufReader::with_capacity(1 << 16, file.take(limits.input_bytes + 1));
+    // Peek at the start without consuming it, so that line numbers stay physical.
+    let start = reader.fill_buf().map_err(|source| InputError::Read {
         file: name.clone(),
+        line: 1,
         source,
     })?;
-    let mut reader = BufReader::with_capacity(1 << 16, file);
-    // Peek at the first line, then hand it back in front of the rest so that line numbers stay physical.
-    let mut first = Vec::new();
-    reader
-        .read_until(b'\n', &mut first)
-        .map_err(|source| InputError::Read {
-            file: name.clone(),
-            line: 1,
-            source,
-        })?;
     // `%%` opens only a banner: a misspelled one gets the banner's error, not
     // an edge-list error on line 2.
-    let matrix_market = first.starts_with(b"%%")
-        || (first.len() >= BANNER.len() && first[..BANNER.len()].eq_ignore_ascii_case(BANNER));
-    let whole = Cursor::new(first).chain(reader);
+    let matrix_market = start.starts_with(b"%%")
+        || (start.len() >= BANNER.len() && start[..BANNER.len()].eq_ignore_ascii_case(BANNER));
     if matrix_market {
-        read_matrix_market(whole, &name)
+        read_matrix_market_within(reader, &name, limits)
     } else {
-        read_edge_list(whole, &name)
+        read_edge_list_within(reader, &name, limits)
+    }
+}
+
+/// Opens `path` for reading when it is a regular file of at most `limit` bytes. Directories,
+/// FIFOs, sockets and devices are refused: they have no size to bound (`/dev/zero` never ends) or
+/// block (a FIFO without a writer).
+///
+/// The type is checked twice: on the path before opening, since opening a FIFO for reading blocks
+/// until a writer comes, and on the opened handle, which is what is read. A path swapped for a
+/// FIFO between the two can still block the open; `O_NONBLOCK` would close that gap, but needs
+/// `libc`, which this crate does not depend on.
+pub fn open_regular(path: &Path, limit: u64) -> Result<File, InputError> {
+    let name = || path.display().to_string();
+    let open_error = |source| InputError::Open {
+        file: name(),
+        source,
+    };
+    let before = std::fs::metadata(path).map_err(open_error)?;
+    if !before.is_file() {
+        return Err(InputError::NotRegular {
+            file: name(),
+            kind: kind_of(before.file_type()),
+        });
+    }
+    let file = File::open(path).map_err(open_error)?;
+    let meta = file.metadata().map_err(open_error)?;
+    if !meta.is_file() {
+        return Err(InputError::NotRegular {
+            file: name(),
+            kind: kind_of(meta.file_type()),
+        });
+    }
+    if meta.len() > limit {
+        return Err(InputError::TooBig {
+            file: name(),
+            size: meta.len(),
+            limit,
+        });
+    }
+    Ok(file)
+}
+
+/// What a non-regular file is, for messages.
+fn kind_of(t: FileType) -> &'static str {
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a plain file"
     }
 }
 
@@ -383,7 +508,17 @@ pub fn read_graph(path: &Path) -> Result<Graph, InputError> {
 /// symmetric, skew-symmetric or Hermitian file stores one triangle; each stored off-diagonal entry
 /// also stands for its mirror, which is pushed right after it.
 pub fn read_matrix_market<R: BufRead>(reader: R, name: &str) -> Result<Graph, InputError> {
-    let mut lines = Lines::new(reader, name);
+    read_matrix_market_within(reader, name, &Limits::of_this_machine())
+}
+
+/// As [`read_matrix_market`], within `limits`: the size line's vertex count and entries must fit
+/// the memory budget, and so must the edges as they are read.
+pub fn read_matrix_market_within<R: BufRead>(
+    reader: R,
+    name: &str,
+    limits: &Limits,
+) -> Result<Graph, InputError> {
+    let mut lines = Lines::new(reader, name, *limits);
     let (field, symmetry) = match lines.next_line()? {
         None => return Err(lines.end_of_file("a '%%MatrixMarket matrix coordinate ...' banner")),
         Some(mut banner) => read_banner(&mut banner)?,
@@ -392,8 +527,16 @@ pub fn read_matrix_market<R: BufRead>(reader: R, name: &str) -> Result<Graph, In
         None => return Err(lines.end_of_file("a size line 'rows columns entries'")),
         Some(mut size) => read_size(&mut size, symmetry)?,
     };
+    let vertices = u64::from(rows) + u64::from(cols);
+    // Refused by the declared counts before anything is read: the entries are the fewest edges the
+    // file can hold (mirrors come on top).
+    lines.check_memory(Footprint {
+        vertices,
+        edges: entries,
+    })?;
     let mirrored = symmetry != Symmetry::General;
-    // The size line is untrusted: reserve for what it promises only up to a modest bound.
+    // The size line is untrusted (it may promise more than the file holds): reserve for what it
+    // promises only up to a modest bound.
     let promised = if mirrored {
         entries.saturating_mul(2)
     } else {
@@ -421,10 +564,18 @@ pub fn read_matrix_market<R: BufRead>(reader: R, name: &str) -> Result<Graph, In
         }
         entry.end()?;
         let added = if mirrored && r != c { 2 } else { 1 };
-        if edges.len() as u64 + added > MAX_EDGES {
+        let count = edges.len() as u64 + added;
+        if count > MAX_EDGES {
             return Err(entry.unsupported(format!(
                 "more than {MAX_EDGES} edges, the most this crate can number; split the matrix"
             )));
+        }
+        if count > entries {
+            // Only mirrors take the count past the declared entries.
+            lines.check_memory(Footprint {
+                vertices,
+                edges: count,
+            })?;
         }
         edges.push((r, rows + c));
         if added == 2 {
@@ -486,10 +637,10 @@ fn read_size(size: &mut Tokens<'_>, symmetry: Symmetry) -> Result<(u32, u32, u64
             "a matrix stored as one triangle must be square, but the size line says {rows}x{cols}"
         )));
     }
-    if rows + cols > u64::from(u32::MAX) {
+    if rows + cols > u64::from(MAX_VERTICES) {
         return Err(size.unsupported(format!(
-            "{rows} rows + {cols} columns exceed the {} vertices this crate can number",
-            u32::MAX
+            "{rows} rows + {cols} columns exceed the {MAX_VERTICES} vertices a graph may have; \
+             number the vertices compactly (drop empty rows and columns)"
         )));
     }
     if entries > MAX_EDGES {
@@ -503,9 +654,19 @@ fn read_size(size: &mut Tokens<'_>, symmetry: Symmetry) -> Result<(u32, u32, u64
 /// Reads an edge list: one edge `u v` (0-based vertex ids) per line, in thread order; blank lines and
 /// lines opening with `#` or `%` are comments. The vertex count is the largest id plus one.
 pub fn read_edge_list<R: BufRead>(reader: R, name: &str) -> Result<Graph, InputError> {
+    read_edge_list_within(reader, name, &Limits::of_this_machine())
+}
+
+/// As [`read_edge_list`], within `limits`: every id below [`MAX_VERTICES`], and the graph read so
+/// far within the memory budget.
+pub fn read_edge_list_within<R: BufRead>(
+    reader: R,
+    name: &str,
+    limits: &Limits,
+) -> Result<Graph, InputError> {
     // The largest id leaves room for the count, max id + 1, to be a u32.
     let max_id = u64::from(u32::MAX - 1);
-    let mut lines = Lines::new(reader, name);
+    let mut lines = Lines::new(reader, name, *limits);
     let mut edges: Vec<(u32, u32)> = Vec::new();
     let mut highest = 0u32;
     while let Some(mut line) = lines.next_data_line(b"#%")? {
@@ -518,7 +679,17 @@ pub fn read_edge_list<R: BufRead>(reader: R, name: &str) -> Result<Graph, InputE
             )));
         }
         highest = highest.max(u).max(v);
+        if highest >= MAX_VERTICES {
+            return Err(line.unsupported(format!(
+                "vertex id {highest} is past the {MAX_VERTICES} vertices a graph may have; \
+                 number the vertices compactly (0..n-1)"
+            )));
+        }
         edges.push((u, v));
+        lines.check_memory(Footprint {
+            vertices: u64::from(highest) + 1,
+            edges: edges.len() as u64,
+        })?;
     }
     if edges.is_empty() {
         return Err(InputError::NoEdges {

@@ -18,6 +18,7 @@ pub mod graph;
 pub mod greedy;
 pub mod input;
 pub mod layout;
+pub mod limits;
 pub mod methods;
 pub mod metis_kway;
 pub mod partition;

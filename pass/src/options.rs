@@ -264,11 +264,13 @@ pub struct KernelData {
     pub bytes: std::sync::Arc<Vec<u8>>,
 }
 
-/// The most bytes one kernel-data file may hold: the model keeps it whole
-/// in memory.
+/// The most bytes one kernel-data file may hold: 1 GiB. The model keeps the file whole in memory
+/// and reads one element per simulated thread access, so an index array for a few hundred million
+/// threads is the most it can use.
 pub const MAX_KERNEL_DATA: u64 = 1 << 30;
 
-/// `NAME=FILE` or `INDEX=FILE`, with the file read.
+/// `NAME=FILE` or `INDEX=FILE`, with the file read: a regular file of at most [`MAX_KERNEL_DATA`]
+/// bytes (a FIFO, device or directory is refused before it is read).
 pub fn parse_kernel_data(option: &str, s: &str) -> Result<KernelData, Error> {
     let expected = "NAME=FILE or INDEX=FILE naming a raw little-endian array, e.g. col=col.i32";
     let (k, path) = s
@@ -281,27 +283,57 @@ pub fn parse_kernel_data(option: &str, s: &str) -> Result<KernelData, Error> {
         Err(_) if k.chars().all(|c| c.is_alphanumeric() || c == '_') => ArgRef::Name(k.into()),
         Err(_) => return Err(bad(option, s, expected)),
     };
-    let unreadable = |e: std::io::Error| {
-        bad(
-            option,
-            s,
-            &format!("a readable file ({path}: {e}); check the path"),
-        )
-    };
-    let size = std::fs::metadata(path).map_err(unreadable)?.len();
-    if size > MAX_KERNEL_DATA {
-        return Err(bad(
-            option,
-            s,
-            &format!("a file of at most 1 GiB ({path} has {size} bytes); bind a smaller array"),
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(unreadable)?;
+    let bytes = read_kernel_data(path).map_err(|why| bad(option, s, &why))?;
     Ok(KernelData {
         arg,
         path: PathBuf::from(path),
         bytes: std::sync::Arc::new(bytes),
     })
+}
+
+/// The bytes of the kernel-data file `path`, or what `--kernel-data` expected instead.
+///
+/// The path's type is checked before opening, since opening a FIFO for reading blocks until a
+/// writer comes, and the opened handle's type and size again, since that is what is read; a path
+/// swapped for a FIFO between the two can still block the open (`O_NONBLOCK` would close the gap,
+/// but needs `libc`, which this crate does not depend on). The read stops one byte past the limit,
+/// so a file that grows while it is read is still refused.
+fn read_kernel_data(path: &str) -> Result<Vec<u8>, String> {
+    use std::io::Read as _;
+    let unreadable = |e: std::io::Error| format!("a readable file ({path}: {e}); check the path");
+    let not_regular = |t: std::fs::FileType| {
+        let kind = if t.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file (a FIFO, socket or device)"
+        };
+        format!("a regular file ({path} is {kind}); save the array to a file and bind that")
+    };
+    let too_big = |size: u64| {
+        format!(
+            "a file of at most {MAX_KERNEL_DATA} bytes (1 GiB; {path} has {size}); bind a smaller array"
+        )
+    };
+    let before = std::fs::metadata(path).map_err(unreadable)?;
+    if !before.is_file() {
+        return Err(not_regular(before.file_type()));
+    }
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    let meta = file.metadata().map_err(unreadable)?;
+    if !meta.is_file() {
+        return Err(not_regular(meta.file_type()));
+    }
+    if meta.len() > MAX_KERNEL_DATA {
+        return Err(too_big(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_KERNEL_DATA + 1)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() as u64 > MAX_KERNEL_DATA {
+        return Err(too_big(bytes.len() as u64));
+    }
+    Ok(bytes)
 }
 
 fn parse_flag(option: &str, value: &str) -> Result<bool, Error> {
