@@ -655,3 +655,30 @@ fn clang_command_lines_work() {
     let (ok, _, err) = gpucc_in(d, &["-", "-o", "t.ptx"]);
     assert_refused(ok, &err, "needs -x cuda or -x ir");
 }
+
+/// Class 6, the driver's own inputs: `apply` reads only a regular file (a
+/// device or FIFO would never end), and a build's inputs likewise.
+#[test]
+fn driver_inputs_are_regular_files() {
+    let (dir, src) = project();
+    let d = dir.path();
+    let fifo = d.join("keyed.ptx");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    for args in [
+        vec!["apply", "/dev/zero", "-o", "out.ptx"],
+        vec!["apply", s(&fifo), "-o", "out.ptx"],
+        vec![s(&src), "/dev/zero", "-o", "app"],
+    ] {
+        let start = Instant::now();
+        let (ok, _, err) = gpucc_in(d, &args);
+        assert_refused(ok, &err, "is not a regular file");
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "{args:?} took too long"
+        );
+    }
+}

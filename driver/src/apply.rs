@@ -47,6 +47,26 @@ fn parse(args: &[String]) -> Result<Apply> {
     })
 }
 
+/// The most bytes of PTX `apply` reads (a cubin's worth of PTX is tens of
+/// MiB at most).
+const MAX_PTX: u64 = 1 << 30;
+
+fn read_bounded(path: &std::path::Path) -> Result<String> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_PTX + 1).read_to_end(&mut bytes))
+        .with_context(|| format!("cannot read {}; give a PTX file", path.display()))?;
+    if bytes.len() as u64 > MAX_PTX {
+        bail!(
+            "{} is over {} GiB; give one module's PTX",
+            path.display(),
+            MAX_PTX >> 30
+        );
+    }
+    String::from_utf8(bytes).map_err(|_| anyhow!("{} is not text; give a PTX file", path.display()))
+}
+
 pub fn run(args: &[String]) -> Result<()> {
     if args.iter().any(|a| a == "-h" || a == "--help") {
         println!("{USAGE}");
@@ -56,8 +76,8 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut files = crate::output::Outputs::new();
     files.input("the input", &a.input)?;
     let out = files.output("-o", &a.output)?;
-    let text = std::fs::read_to_string(&a.input)
-        .with_context(|| format!("cannot read {}; give a PTX file", a.input.display()))?;
+    crate::output::check_regular(&a.input, "a PTX file")?;
+    let text = read_bounded(&a.input)?;
     let applied = ptx::apply(&text, a.strip).map_err(|e| {
         anyhow!(
             "{} is not PTX gpucc-cache can apply to: {e}",

@@ -24,6 +24,11 @@ use anyhow::{anyhow, bail, Context as _, Result};
 /// pipe: clang and the IR reader both need to read it whole; `-` reads
 /// standard input). Its language is `args`' question.
 pub fn check_input(input: &Path) -> Result<()> {
+    check_regular(input, "a .cu, .ll or .bc file")
+}
+
+/// `input` exists and is a regular file; `give` says what to give instead.
+pub fn check_regular(input: &Path, give: &str) -> Result<()> {
     let shown = input.display();
     let meta = match std::fs::metadata(input) {
         Ok(m) => m,
@@ -33,10 +38,10 @@ pub fn check_input(input: &Path) -> Result<()> {
         Err(e) => bail!("cannot read input '{shown}': {e}; check its permissions"),
     };
     if meta.is_dir() {
-        bail!("input '{shown}' is a directory; give a .cu, .ll or .bc file");
+        bail!("input '{shown}' is a directory; give {give}");
     }
     if !meta.is_file() {
-        bail!("input '{shown}' is not a regular file; give a .cu, .ll or .bc file");
+        bail!("input '{shown}' is not a regular file; give {give}");
     }
     Ok(())
 }
