@@ -329,7 +329,8 @@ fn cuda_object(
     if !b.device.opt_given {
         cmd.arg("-O3");
     }
-    cmd.args(&b.device.clang_flags).args(&b.host_flags);
+    cmd.args(host_side(&b.device.clang_flags))
+        .args(&b.host_flags);
     if !images.is_empty() {
         cmd.args(["-Xclang", "-fcuda-include-gpubinary", "-Xclang"])
             .arg(&fatbin);
@@ -339,6 +340,23 @@ fn cuda_object(
     expect_ok(tool_run(&mut cmd, b.device.verbose)?, "clang", input)?;
     take_deps(b, dir, plan, i, files)?;
     Ok(obj)
+}
+
+/// The user's compile flags less those for the device side only
+/// (`-Xarch_device X`, and what `--use_fast_math` adds), which a host
+/// compile would only warn about as unused.
+fn host_side(flags: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < flags.len() {
+        match flags[i].as_str() {
+            "-Xarch_device" => i += 1,
+            "-fcuda-flush-denormals-to-zero" | "-fgpu-approx-transcendentals" => {}
+            _ => out.push(flags[i].clone()),
+        }
+        i += 1;
+    }
+    out
 }
 
 /// fatbinary's name for an arch: `sm=80`, `sm=90a`.
@@ -374,7 +392,8 @@ fn take_deps(b: &Build, dir: &Path, plan: &Plan, i: usize, files: &mut Outputs) 
 fn host_object(b: &Build, tools: &Tools, input: &Path, dir: &Path) -> Result<PathBuf> {
     let obj = dir.join("host.o");
     let mut cmd = Command::new(&tools.clang.path);
-    cmd.args(&b.device.clang_flags).args(&b.host_flags);
+    cmd.args(host_side(&b.device.clang_flags))
+        .args(&b.host_flags);
     cmd.arg("-c").arg(input).arg("-o").arg(&obj);
     expect_ok(tool_run(&mut cmd, b.device.verbose)?, "clang", input)?;
     Ok(obj)
@@ -438,5 +457,23 @@ pub fn combined(reports: &[Report], format: ReportFormat) -> Option<String> {
                 .ok()
                 .map(|s| s + "\n")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn host_compiles_get_no_device_only_flags() {
+        let flags: Vec<String> = [
+            "-O2",
+            "-Xarch_device",
+            "-ffast-math",
+            "-fcuda-flush-denormals-to-zero",
+            "-DX",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(super::host_side(&flags), ["-O2", "-DX"]);
     }
 }

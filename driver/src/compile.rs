@@ -560,11 +560,22 @@ fn through_clang(job: &Job, scratch: &Path) -> Result<Made> {
 /// The user's clang flags less those that turn debug info on or off
 /// (`-g`, `-g0`, ...), for the keyed compile of a `-g` run.
 fn without_debug(flags: &[String]) -> Vec<String> {
-    flags
-        .iter()
-        .filter(|f| !(crate::args::enables_debug(f) || *f == "-g0"))
-        .cloned()
-        .collect()
+    let debug = |f: &str| crate::args::enables_debug(f) || f == "-g0";
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < flags.len() {
+        let f = flags[i].as_str();
+        if f == "-Xarch_device" && flags.get(i + 1).is_some_and(|n| debug(n)) {
+            // `-lineinfo`'s device-only line tables.
+            i += 2;
+            continue;
+        }
+        if !debug(f) {
+            out.push(flags[i].clone());
+        }
+        i += 1;
+    }
+    out
 }
 
 /// Clang's own PTX for `job`, with the user's flags and nothing of ours:
@@ -737,4 +748,28 @@ fn finish_ptx(
         })?;
     }
     Ok((text, report))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn debug_flags_leave_the_keyed_compile_whole() {
+        let flags: Vec<String> = [
+            "-O2",
+            "-g",
+            "-Xarch_device",
+            "-gline-tables-only",
+            "-Xarch_device",
+            "-ffast-math",
+            "-g0",
+            "-gz",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            super::without_debug(&flags),
+            ["-O2", "-Xarch_device", "-ffast-math", "-gz"]
+        );
+    }
 }
