@@ -32,6 +32,7 @@
 use std::collections::{HashMap, HashSet};
 
 use gpucc_cache_pass::ir::{self, Block, DataLayout, IntPredicate, Opcode, Value};
+use gpucc_cache_pass::kernels::demangle;
 
 use crate::launch::{valid_block, valid_grid, Shape};
 
@@ -97,24 +98,19 @@ pub fn launches(module: &inkwell::module::Module) -> Vec<HostLaunch> {
         if f.is_declaration() || Kernel::of_stub(&f.name()).is_some() {
             continue;
         }
-        // Launch calls already explained by a `<<<>>>`: the inlined stubs.
-        let mut claimed = HashSet::new();
         let mut direct = Vec::new();
         for block in f.blocks() {
             for inst in block.instructions() {
                 match callee_name(inst).as_deref() {
-                    Some(PUSH) => {
-                        if let Some(l) = chevron(inst, &layout, &mut stub_slots, &mut claimed) {
-                            found.push(l);
-                        }
-                    }
+                    Some(PUSH) => found.extend(chevrons(inst, &layout, &mut stub_slots)),
                     Some(name) if runtime_form(name).is_some() => direct.push(inst),
                     _ => {}
                 }
             }
         }
         for call in direct {
-            if !claimed.contains(&call) {
+            // A stub's own launch, inlined, belongs to its `<<<>>>`.
+            if !is_stub_launch(call) {
                 found.extend(runtime_call(call, &layout));
             }
         }
@@ -123,14 +119,18 @@ pub fn launches(module: &inkwell::module::Module) -> Vec<HostLaunch> {
 }
 
 const PUSH: &str = "__cudaPushCallConfiguration";
+const POP: &str = "__cudaPopCallConfiguration";
 const STUB: &str = "__device_stub__";
 
 impl Kernel {
     /// The kernel whose host stub is `symbol`; `None` if it is no stub.
     /// Clang writes the stub's name as the kernel's with `__device_stub__`
-    /// before the identifier, and the identifier's length grown by 15
-    /// (ItaniumMangle.cpp, `mangleSourceName` of a `KernelReferenceKind::Stub`);
-    /// substitutions count components, not characters, so nothing else moves.
+    /// before the identifier, its length grown by 15 (ItaniumMangle.cpp,
+    /// `mangleSourceName` of a `KernelReferenceKind::Stub`); substitutions
+    /// count components, not characters, so nothing else moves. The
+    /// identifier is read from the demangled name: the digits before the
+    /// prefix alone are ambiguous (`_ZN12_GLOBAL__N_119__device_stub__k...`
+    /// ends the anonymous namespace's `_1` with the length `19`).
     pub fn of_stub(symbol: &str) -> Option<Kernel> {
         let ident = |s: &str| {
             !s.is_empty()
@@ -147,23 +147,22 @@ impl Kernel {
         if !symbol.starts_with("_Z") {
             return None;
         }
-        let at = symbol.find(STUB)?;
-        let digits = symbol[..at]
-            .bytes()
-            .rev()
-            .take_while(u8::is_ascii_digit)
-            .count();
-        let len: usize = symbol[at - digits..at].parse().ok()?;
-        let name_len = len.checked_sub(STUB.len()).filter(|&n| n > 0)?;
-        let name = symbol.get(at + STUB.len()..at + STUB.len() + name_len)?;
+        let readable = demangle(symbol);
+        let after = &readable[readable.find(STUB)? + STUB.len()..];
+        let name = &after[..after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(after.len())];
         if !ident(name) {
             return None;
         }
+        let mangled = format!("{}{STUB}{name}", name.len() + STUB.len());
+        let at = symbol.find(&mangled)?;
         Some(Kernel {
             symbol: format!(
-                "{}{name_len}{name}{}",
-                &symbol[..at - digits],
-                &symbol[at + STUB.len() + name_len..]
+                "{}{}{name}{}",
+                &symbol[..at],
+                name.len(),
+                &symbol[at + mangled.len()..]
             ),
             name: name.to_string(),
         })
@@ -199,56 +198,181 @@ fn runtime_form(callee: &str) -> Option<Form> {
 /// i64 shmem, ptr stream`.
 const LAUNCH_ARGS: u32 = 8;
 
-/// The name of the function a call calls directly; `None` for other
-/// instructions and indirect calls.
+/// The name of the function a call (or `invoke`) calls directly; `None`
+/// for other instructions and indirect calls.
 fn callee_name(inst: Value) -> Option<String> {
-    if inst.opcode() != Some(Opcode::LLVMCall) {
+    if !matches!(inst.opcode(), Some(Opcode::LLVMCall | Opcode::LLVMInvoke)) {
         return None;
     }
     let callee = inst.called_value();
     callee.is_function().then(|| callee.name())
 }
 
-/// The launch a `__cudaPushCallConfiguration` configures: the stub called
-/// (or inlined) where it returned 0.
-fn chevron(
+/// The launches a `__cudaPushCallConfiguration` configures.
+fn chevrons(
     push: Value,
     layout: &DataLayout,
     stub_slots: &mut HashMap<Value, Vec<Slot>>,
-    claimed: &mut HashSet<Value>,
-) -> Option<HostLaunch> {
+) -> Vec<HostLaunch> {
     if push.num_args() < 6 {
-        return None;
+        return Vec::new();
     }
-    let launch = launched_after(push)?;
-    let callee = launch.called_value();
-    let (kernel, args) = if let Some(kernel) = Kernel::of_stub(&callee.name()) {
-        // The stub, not inlined: parameter i's value is the call's operand.
-        let slots = stub_slots
-            .entry(callee)
-            .or_insert_with(|| stub_launch(callee).map_or(Vec::new(), |l| slots(l, layout)));
-        let args = slots
-            .iter()
-            .map(|s| match *s {
-                Slot::Param(i) if i < launch.num_args() => launch.operand(i).const_int(),
-                _ => None,
-            })
-            .collect();
-        (kernel, args)
-    } else {
-        claimed.insert(launch);
-        let kernel = Kernel::of_stub(&launch.operand(0).name())?;
-        (kernel, constants(&slots(launch, layout)))
+    let grid = dim3(push.operand(0), push.operand(1)).and_then(valid_grid);
+    let block = dim3(push.operand(2), push.operand(3)).and_then(valid_block);
+    let shared_bytes = push.operand(4).const_int().map(|b| b as u64);
+    let mut found = Vec::new();
+    for launch in configured_by(push) {
+        let callee = launch.called_value();
+        let (kernel, args, at) = if let Some(kernel) = Kernel::of_stub(&callee.name()) {
+            // The stub, not inlined: parameter i's value is the call's operand.
+            let slots = stub_slots
+                .entry(callee)
+                .or_insert_with(|| stub_launch(callee).map_or(Vec::new(), |l| slots(l, layout)));
+            let args = slots
+                .iter()
+                .map(|s| match *s {
+                    Slot::Param(i) if i < launch.num_args() => launch.operand(i).const_int(),
+                    _ => None,
+                })
+                .collect();
+            (kernel, args, site(launch, 0))
+        } else {
+            let Some(kernel) = Kernel::of_stub(&launch.operand(0).name()) else {
+                continue;
+            };
+            // The call's own location is in the stub; the next is the launch.
+            (kernel, constants(&slots(launch, layout)), site(launch, 1))
+        };
+        found.push(HostLaunch {
+            kernel,
+            form: Form::Chevron,
+            grid,
+            block,
+            shared_bytes,
+            args,
+            at: at.or_else(|| site(push, 0)),
+        });
+    }
+    found
+}
+
+/// The stub calls, and inlined stubs' `cudaLaunchKernel`s, that a
+/// `__cudaPushCallConfiguration` configures. Clang calls the stub where the
+/// push returned 0 (`br (icmp eq push, 0)`), so the search follows the
+/// control flow from the push, only along that edge where it tests the
+/// result, takes the first launch on each path, and ends a path at the next
+/// push. One push may configure several launches: the optimiser hoists
+/// identical pushes out of `if (c) a<<<g, b>>>(); else b<<<g, b>>>();`.
+fn configured_by(push: Value) -> Vec<Value> {
+    let tests: Vec<Value> = push
+        .users()
+        .into_iter()
+        .filter(|u| tests_zero(*u, push))
+        .collect();
+    let mut found = Vec::new();
+    // (block, first instruction to look at, whether the path has passed a
+    // test that the push returned 0)
+    let here = push.parent_block();
+    let mut work = vec![(here, position_after(here, push), false)];
+    let mut seen = HashSet::new();
+    while let Some((block, from, tested)) = work.pop() {
+        if seen.len() > MAX_BLOCKS {
+            break;
+        }
+        let mut ended = false;
+        for inst in block.instructions().into_iter().skip(from) {
+            if inst != push && callee_name(inst).as_deref() == Some(PUSH) {
+                ended = true;
+                break;
+            }
+            if tested && is_stub_launch(inst) {
+                found.push(inst);
+                ended = true;
+                break;
+            }
+        }
+        if ended {
+            continue;
+        }
+        let next: Vec<(Block, bool)> = match block.conditional_branch() {
+            Some((cond, then, otherwise)) if tests.contains(&cond) => {
+                let eq = cond.icmp_predicate() == IntPredicate::LLVMIntEQ;
+                vec![(if eq { then } else { otherwise }, true)]
+            }
+            // An `invoke`'s normal destination is its first successor.
+            _ if block.terminator().and_then(|t| t.opcode()) == Some(Opcode::LLVMInvoke) => block
+                .successors()
+                .into_iter()
+                .take(1)
+                .map(|b| (b, tested))
+                .collect(),
+            _ => block
+                .successors()
+                .into_iter()
+                .map(|b| (b, tested))
+                .collect(),
+        };
+        for (b, t) in next.into_iter().rev() {
+            if seen.insert((b, t)) {
+                work.push((b, 0, t));
+            }
+        }
+    }
+    found
+}
+
+/// How many blocks past a push its launches are looked for; clang puts the
+/// launch in the first, and an inlined stub is straight-line code.
+const MAX_BLOCKS: usize = 16;
+
+fn position_after(block: Block, inst: Value) -> usize {
+    block
+        .instructions()
+        .iter()
+        .position(|i| *i == inst)
+        .map_or(0, |p| p + 1)
+}
+
+/// `icmp eq|ne push, 0`.
+fn tests_zero(cmp: Value, push: Value) -> bool {
+    if cmp.opcode() != Some(Opcode::LLVMICmp) || cmp.num_operands() != 2 {
+        return false;
+    }
+    let (a, b) = (cmp.operand(0), cmp.operand(1));
+    let zero = |v: Value| v.const_int() == Some(0);
+    ((a == push && zero(b)) || (b == push && zero(a)))
+        && matches!(
+            cmp.icmp_predicate(),
+            IntPredicate::LLVMIntEQ | IntPredicate::LLVMIntNE
+        )
+}
+
+/// A call of a stub, or a stub's `cudaLaunchKernel` inlined.
+fn is_stub_launch(inst: Value) -> bool {
+    let Some(name) = callee_name(inst) else {
+        return false;
     };
-    Some(HostLaunch {
-        kernel,
-        form: Form::Chevron,
-        grid: dim3(push.operand(0), push.operand(1)).and_then(valid_grid),
-        block: dim3(push.operand(2), push.operand(3)).and_then(valid_block),
-        shared_bytes: push.operand(4).const_int().map(|b| b as u64),
-        args,
-        at: site(push),
-    })
+    Kernel::of_stub(&name).is_some()
+        || (runtime_form(&name).is_some()
+            && inst.num_args() >= LAUNCH_ARGS
+            && Kernel::of_stub(&inst.operand(0).name()).is_some()
+            && popped(inst.operand(1)))
+}
+
+/// Whether a value is loaded from memory a `__cudaPopCallConfiguration`
+/// wrote: the grid of a stub's launch is, the grid of a launch the user
+/// wrote is not.
+fn popped(value: Value) -> bool {
+    if value.opcode() != Some(Opcode::LLVMLoad) {
+        return false;
+    }
+    let mut from = value.operand(0);
+    if from.opcode() == Some(Opcode::LLVMGetElementPtr) {
+        from = from.operand(0);
+    }
+    from.users()
+        .into_iter()
+        .any(|u| callee_name(u).as_deref() == Some(POP))
 }
 
 /// A `cudaLaunchKernel` or `cudaLaunchCooperativeKernel` of a kernel, not
@@ -262,83 +386,15 @@ fn runtime_call(call: Value, layout: &DataLayout) -> Option<HostLaunch> {
     if !handle.is_function() {
         return None;
     }
-    let kernel = Kernel::of_stub(&handle.name())?;
     Some(HostLaunch {
-        kernel,
+        kernel: Kernel::of_stub(&handle.name())?,
         form,
         grid: dim3(call.operand(1), call.operand(2)).and_then(valid_grid),
         block: dim3(call.operand(3), call.operand(4)).and_then(valid_block),
         shared_bytes: call.operand(6).const_int().map(|b| b as u64),
         args: constants(&slots(call, layout)),
-        at: site(call),
+        at: site(call, 0),
     })
-}
-
-/// After a `__cudaPushCallConfiguration`, the call that launches: a stub's,
-/// or an inlined stub's `cudaLaunchKernel`. Clang branches on the push's
-/// result being 0 and calls the stub there, so the search follows that edge
-/// (and any straight line after it) and stops at the next push.
-fn launched_after(push: Value) -> Option<Value> {
-    let here = push.parent_block();
-    let mut blocks = vec![];
-    let rest: Vec<Value> = here
-        .instructions()
-        .into_iter()
-        .skip_while(|i| *i != push)
-        .skip(1)
-        .collect();
-    let mut next = on_success(push, here).or_else(|| single_successor(here));
-    for _ in 0..MAX_BLOCKS {
-        let Some(b) = next else { break };
-        blocks.push(b);
-        next = single_successor(b);
-    }
-    let later = blocks.iter().flat_map(|b| b.instructions());
-    for inst in rest.into_iter().chain(later) {
-        match callee_name(inst).as_deref() {
-            Some(PUSH) => return None,
-            Some(name) if Kernel::of_stub(name).is_some() => return Some(inst),
-            Some(name)
-                if runtime_form(name).is_some()
-                    && inst.num_args() > 0
-                    && Kernel::of_stub(&inst.operand(0).name()).is_some() =>
-            {
-                return Some(inst)
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// How many blocks past the push the launch is looked for; clang puts it in
-/// the first, and an inlined stub is straight-line code.
-const MAX_BLOCKS: usize = 4;
-
-/// The block a `br (icmp eq push, 0)` (or `ne`) goes to when the push
-/// returned 0.
-fn on_success(push: Value, block: Block) -> Option<Block> {
-    let (cond, then, otherwise) = block.conditional_branch()?;
-    if cond.opcode() != Some(Opcode::LLVMICmp) || cond.num_operands() != 2 {
-        return None;
-    }
-    let (a, b) = (cond.operand(0), cond.operand(1));
-    let zero = |v: Value| v.const_int() == Some(0);
-    if !((a == push && zero(b)) || (b == push && zero(a))) {
-        return None;
-    }
-    match cond.icmp_predicate() {
-        IntPredicate::LLVMIntEQ => Some(then),
-        IntPredicate::LLVMIntNE => Some(otherwise),
-        _ => None,
-    }
-}
-
-fn single_successor(block: Block) -> Option<Block> {
-    match block.successors().as_slice() {
-        [only] => Some(*only),
-        _ => None,
-    }
 }
 
 /// The `cudaLaunchKernel` in a stub's body.
@@ -400,7 +456,9 @@ fn slots(launch: Value, layout: &DataLayout) -> Vec<Slot> {
                         && stored(offset, s)
                 })
             }),
-            Some(Opcode::LLVMCall) => is_lifetime(user) || runtime_form_of(user).is_some(),
+            Some(Opcode::LLVMCall | Opcode::LLVMInvoke) => {
+                is_lifetime(user) || runtime_form_of(user).is_some()
+            }
             _ => false,
         };
         if !ok {
@@ -505,24 +563,23 @@ fn byte_offset(gep: Value, layout: &DataLayout) -> Option<u64> {
     Some(offset)
 }
 
-/// Where a launch is written: the innermost debug location outside CUDA's
-/// own headers (a `cudaLaunchKernel<T>` template inlined from
-/// `cuda_runtime.h` is not where the user launched).
-fn site(call: Value) -> Option<Site> {
+/// Where a launch is written: the debug location `skip` frames out from
+/// the call's own (1 for a call in an inlined stub), then further out past
+/// CUDA's own headers (a `cudaLaunchKernel<T>` template inlined from
+/// `cuda_runtime.h` is not where the user launched). `None` without debug
+/// locations, or at line 0 (a location merged from several lines).
+fn site(call: Value, skip: usize) -> Option<Site> {
     let loc = call.source_location()?;
     let frames: Vec<&ir::SourcePosition> =
         std::iter::once(&loc.at).chain(&loc.inlined_at).collect();
-    let runtime_header = |p: &&ir::SourcePosition| {
+    let runtime_header = |p: &ir::SourcePosition| {
         p.file.as_deref().is_some_and(|f| {
             let base = f.rsplit('/').next().unwrap_or(f);
             base.starts_with("cuda_runtime")
         })
     };
-    let at = frames
-        .iter()
-        .find(|p| !runtime_header(p))
-        .unwrap_or(&frames[0]);
-    Some(Site {
+    let at = frames.iter().skip(skip).find(|p| !runtime_header(p))?;
+    (at.line > 0).then(|| Site {
         file: at.file.clone(),
         line: at.line,
     })
@@ -550,5 +607,176 @@ mod tests {
         for l in launches_in(&std::fs::read_to_string(path).unwrap()) {
             println!("{l:?}");
         }
+    }
+}
+
+/// The corpus measurement behind `scripts/launch-shapes`: for every `.cu`
+/// with host code under `testdata/`, how many kernels get their block shape
+/// from a launch by the text scanner (`launch.rs`) and by the host IR.
+/// Ignored: it runs clang twice per file.
+#[cfg(test)]
+mod corpus {
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+    use std::time::{Duration, Instant};
+
+    use gpucc_cache_pass::kernels::names_kernel;
+    use inkwell::context::Context;
+    use inkwell::memory_buffer::MemoryBuffer;
+
+    fn root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    }
+
+    fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() && p.file_name().is_some_and(|n| n != "errors") {
+                sources(&p, out);
+            } else if p.extension().is_some_and(|e| e == "cu") {
+                out.push(p);
+            }
+        }
+    }
+
+    /// clang's IR for one side of `file`, and how long clang took.
+    fn compile(file: &Path, side: &[&str]) -> (String, Duration) {
+        let cuda = root().join(".cuda");
+        let start = Instant::now();
+        let out = Command::new("clang++-19")
+            .args([
+                "-x",
+                "cuda",
+                "-S",
+                "-emit-llvm",
+                "-Wno-unknown-cuda-version",
+            ])
+            .arg(format!("--cuda-path={}", cuda.display()))
+            .args(["--cuda-gpu-arch=sm_80", "-o", "-"])
+            .args(side)
+            .arg(file)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "clang failed on {}", file.display());
+        (String::from_utf8(out.stdout).unwrap(), start.elapsed())
+    }
+
+    #[test]
+    #[ignore]
+    fn launch_shapes() {
+        let opt = std::env::var("HOST_OPT").unwrap_or_else(|_| "-O1".into());
+        let mut files = Vec::new();
+        sources(&root().join("testdata"), &mut files);
+        println!(
+            "| file | kernels | launches (scanner / IR) | constant block (scanner / IR) | \
+             kernels with a launch block (scanner / IR) | + __launch_bounds__ (scanner / IR) |"
+        );
+        println!("|---|---|---|---|---|---|");
+        let mut total = [0usize; 9];
+        let (mut host_time, mut device_time) = (Duration::ZERO, Duration::ZERO);
+        for file in files {
+            let (host, t) = compile(&file, &["--cuda-host-only", &opt, "-gline-tables-only"]);
+            host_time += t;
+            let context = Context::create();
+            let module = context
+                .create_module_from_ir(MemoryBuffer::create_from_memory_range_copy(
+                    host.as_bytes(),
+                    "host.ll",
+                ))
+                .unwrap();
+            let has_host_code = module.get_functions().any(|f| {
+                f.count_basic_blocks() > 0
+                    && super::Kernel::of_stub(f.get_name().to_str().unwrap()).is_none()
+            });
+            if !has_host_code {
+                continue;
+            }
+            let ir = super::launches(&module);
+            let scanned = crate::launch::find_launches(&std::fs::read_to_string(&file).unwrap());
+            let (device, t) = compile(&file, &["--cuda-device-only", "-O3"]);
+            device_time += t;
+            let dcontext = Context::create();
+            let dmodule = dcontext
+                .create_module_from_ir(MemoryBuffer::create_from_memory_range_copy(
+                    device.as_bytes(),
+                    "device.ll",
+                ))
+                .unwrap();
+            // SAFETY: the module outlives the handle's use below.
+            let m = unsafe { gpucc_cache_pass::ir::Module::from_raw(dmodule.as_mut_ptr()) };
+            let kernels: Vec<(String, bool)> = gpucc_cache_pass::kernels::find(m)
+                .iter()
+                .map(|k| {
+                    let bounds = k.reqntid.is_some() || k.maxntid.is_some();
+                    (k.function.name(), bounds)
+                })
+                .collect();
+            let by_scanner = |s: &str| {
+                scanned
+                    .iter()
+                    .any(|l| l.block.is_some() && names_kernel(s, &l.kernel))
+            };
+            let by_ir = |s: &str| ir.iter().any(|l| l.block.is_some() && l.kernel.symbol == s);
+            let row = [
+                kernels.len(),
+                scanned.len(),
+                ir.len(),
+                scanned.iter().filter(|l| l.block.is_some()).count(),
+                ir.iter().filter(|l| l.block.is_some()).count(),
+                kernels.iter().filter(|k| by_scanner(&k.0)).count(),
+                kernels.iter().filter(|k| by_ir(&k.0)).count(),
+                kernels.iter().filter(|k| by_scanner(&k.0) || k.1).count(),
+                kernels.iter().filter(|k| by_ir(&k.0) || k.1).count(),
+            ];
+            for (t, r) in total.iter_mut().zip(row) {
+                *t += r;
+            }
+            let name = file.strip_prefix(root().join("testdata")).unwrap();
+            println!(
+                "| {} | {} | {} / {} | {} / {} | {} / {} | {} / {} |",
+                name.display(),
+                row[0],
+                row[1],
+                row[2],
+                row[3],
+                row[4],
+                row[5],
+                row[6],
+                row[7],
+                row[8]
+            );
+            for l in &ir {
+                if l.block.is_none() {
+                    println!("  IR: no constant block: {l:?}");
+                }
+            }
+            for l in &scanned {
+                if l.block.is_none() {
+                    println!("  scanner: no constant block: {l:?}");
+                }
+            }
+        }
+        let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
+        println!(
+            "| total | {} | {} / {} | {} / {} | {} ({:.0}%) / {} ({:.0}%) | {} ({:.0}%) / {} ({:.0}%) |",
+            total[0],
+            total[1],
+            total[2],
+            total[3],
+            total[4],
+            total[5],
+            pct(total[5], total[0]),
+            total[6],
+            pct(total[6], total[0]),
+            total[7],
+            pct(total[7], total[0]),
+            total[8],
+            pct(total[8], total[0]),
+        );
+        println!("host IR compiles ({opt} -gline-tables-only): {host_time:.1?}; device -O3 IR compiles: {device_time:.1?}");
     }
 }
