@@ -439,12 +439,13 @@ fn slots(launch: Value, layout: &DataLayout) -> Vec<Slot> {
     if array.opcode() != Some(Opcode::LLVMAlloca) {
         return Vec::new();
     }
-    let mut at: HashMap<u64, Value> = HashMap::new();
+    let mut at: HashMap<u64, Vec<Value>> = HashMap::new();
     let mut stored = |offset: u64, store: Value| -> bool {
-        // Two stores to one slot: which one a launch sees is control flow.
-        store.opcode() == Some(Opcode::LLVMStore)
-            && offset % 8 == 0
-            && at.insert(offset / 8, store.operand(0)).is_none()
+        let ok = store.opcode() == Some(Opcode::LLVMStore) && offset % 8 == 0;
+        if ok {
+            at.entry(offset / 8).or_default().push(store);
+        }
+        ok
     };
     for user in array.users() {
         let ok = match user.opcode() {
@@ -469,7 +470,28 @@ fn slots(launch: Value, layout: &DataLayout) -> Vec<Slot> {
     if (0..n).any(|i| !at.contains_key(&i)) {
         return Vec::new();
     }
-    (0..n).map(|i| slot(at[&i], array)).collect()
+    (0..n)
+        .map(|i| match reaching(&at[&i], launch) {
+            Some(store) => slot(store.operand(0), array, launch),
+            None => Slot::Unknown,
+        })
+        .collect()
+}
+
+/// Which of the stores to one place a call sees: the last before it in its
+/// block, else the only one. Several elsewhere (a loop the optimiser
+/// unrolled stores once per copy) leave it to control flow: `None`.
+fn reaching(stores: &[Value], call: Value) -> Option<Value> {
+    let block = call.parent_block().instructions();
+    let before = block.iter().take_while(|i| **i != call);
+    before
+        .filter(|i| stores.contains(i))
+        .last()
+        .copied()
+        .or(match stores {
+            [only] => Some(*only),
+            _ => None,
+        })
 }
 
 fn runtime_form_of(call: Value) -> Option<Form> {
@@ -482,24 +504,20 @@ fn is_lifetime(call: Value) -> bool {
         .is_some_and(|n| n.starts_with("llvm.lifetime."))
 }
 
-/// What a slot's pointer points to: an integer `alloca` stored exactly once
-/// and otherwise only read or put into `array`, whose stored value is a
-/// constant or the function's parameter.
-fn slot(pointer: Value, array: Value) -> Slot {
+/// What a slot's pointer points to: an integer `alloca` only stored, read
+/// or put into `array`, whose store that `launch` sees is of a constant or
+/// of the function's parameter.
+fn slot(pointer: Value, array: Value, launch: Value) -> Slot {
     let into_array = |p: Value| {
         p == array || (p.opcode() == Some(Opcode::LLVMGetElementPtr) && p.operand(0) == array)
     };
     if pointer.opcode() != Some(Opcode::LLVMAlloca) {
         return Slot::Unknown;
     }
-    let mut value = None;
+    let mut stores = Vec::new();
     for user in pointer.users() {
         match user.opcode() {
-            Some(Opcode::LLVMStore) if user.operand(1) == pointer => {
-                if value.replace(user.operand(0)).is_some() {
-                    return Slot::Unknown;
-                }
-            }
+            Some(Opcode::LLVMStore) if user.operand(1) == pointer => stores.push(user),
             // The slot's own address, stored into the argument array.
             Some(Opcode::LLVMStore) if into_array(user.operand(1)) => {}
             Some(Opcode::LLVMLoad) => {}
@@ -507,7 +525,7 @@ fn slot(pointer: Value, array: Value) -> Slot {
             _ => return Slot::Unknown,
         }
     }
-    let Some(value) = value else {
+    let Some(value) = reaching(&stores, launch).map(|s| s.operand(0)) else {
         return Slot::Unknown;
     };
     if !value.ty().is_int() || !allocates_type_of(pointer, value) {
