@@ -118,6 +118,23 @@ pub fn launches(module: &inkwell::module::Module) -> Vec<HostLaunch> {
     found
 }
 
+/// What the driver adds to a file's clang flags (its `-D`, `-I`, `-std`,
+/// `--cuda-gpu-arch`, `--cuda-path`...) to get the host IR this module
+/// reads, on stdout. An extra compile made only for these facts; `-O2`
+/// folds launch expressions and inlines helpers and stubs (the identity of
+/// every launch survives it), line tables give each launch its line
+/// without changing the code.
+pub const HOST_IR_FLAGS: &[&str] = &[
+    "-x",
+    "cuda",
+    "--cuda-host-only",
+    "-S",
+    "-emit-llvm",
+    "-O2",
+    "-gline-tables-only",
+    "-Wno-unknown-cuda-version",
+];
+
 const PUSH: &str = "__cudaPushCallConfiguration";
 const POP: &str = "__cudaPopCallConfiguration";
 const STUB: &str = "__device_stub__";
@@ -616,6 +633,491 @@ mod tests {
             .create_module_from_ir(buffer)
             .unwrap_or_else(|e| panic!("bad test IR: {e}"));
         launches(&module)
+    }
+
+    fn shape(x: u32, y: u32, z: u32) -> Option<Shape> {
+        Some(Shape { x, y, z })
+    }
+
+    fn at(line: u32) -> Option<Site> {
+        Some(Site {
+            file: Some("/src/t.cu".into()),
+            line,
+        })
+    }
+
+    /// A host module: declarations, one debug scope per function (`!10`
+    /// main, `!11` helper, `!12` the stub `kern`), then `body`.
+    fn host(body: &str) -> String {
+        format!(
+            r#"target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
+target triple = "x86_64-unknown-linux-gnu"
+%struct.dim3 = type {{ i32, i32, i32 }}
+%struct.P = type {{ i32, i32 }}
+declare i32 @__cudaPushCallConfiguration(i64, i32, i64, i32, i64, ptr)
+declare i32 @__cudaPopCallConfiguration(ptr, ptr, ptr, ptr)
+declare i32 @cudaLaunchKernel(ptr, i64, i32, i64, i32, ptr, i64, ptr)
+declare i32 @cudaLaunchCooperativeKernel(ptr, i64, i32, i64, i32, ptr, i64, ptr)
+declare void @llvm.lifetime.start.p0(i64, ptr)
+declare i32 @__gxx_personality_v0(...)
+{body}
+!llvm.dbg.cu = !{{!0}}
+!llvm.module.flags = !{{!2}}
+!0 = distinct !DICompileUnit(language: DW_LANG_C_plus_plus_14, file: !1, emissionKind: LineTablesOnly)
+!1 = !DIFile(filename: "t.cu", directory: "/src")
+!2 = !{{i32 2, !"Debug Info Version", i32 3}}
+!3 = !DISubroutineType(types: !{{}})
+!10 = distinct !DISubprogram(name: "main", scope: !1, file: !1, line: 10, type: !3, unit: !0, spFlags: DISPFlagDefinition)
+!11 = distinct !DISubprogram(name: "helper", scope: !1, file: !1, line: 5, type: !3, unit: !0, spFlags: DISPFlagDefinition)
+!12 = distinct !DISubprogram(name: "__device_stub__kern", scope: !1, file: !1, line: 2, type: !3, unit: !0, spFlags: DISPFlagDefinition)
+"#
+        )
+    }
+
+    /// The body of clang's stub for `__global__ void kern(float *, int)`,
+    /// with `%` names prefixed by `p` so that it can be inlined twice, and
+    /// its launch's location `loc`.
+    fn stub_body(p: &str, x: &str, n: &str, loc: &str) -> String {
+        format!(
+            r#"  %{p}a0 = alloca ptr
+  %{p}a1 = alloca i32
+  %{p}g = alloca %struct.dim3
+  %{p}b = alloca %struct.dim3
+  %{p}sh = alloca i64
+  %{p}st = alloca ptr
+  store ptr {x}, ptr %{p}a0
+  store i32 {n}, ptr %{p}a1
+  %{p}args = alloca [2 x ptr]
+  store ptr %{p}a0, ptr %{p}args
+  %{p}s1 = getelementptr inbounds i8, ptr %{p}args, i64 8
+  store ptr %{p}a1, ptr %{p}s1
+  %{p}pop = call i32 @__cudaPopCallConfiguration(ptr %{p}g, ptr %{p}b, ptr %{p}sh, ptr %{p}st)
+  %{p}shv = load i64, ptr %{p}sh
+  %{p}stv = load ptr, ptr %{p}st
+  %{p}gxy = load i64, ptr %{p}g
+  %{p}gzp = getelementptr inbounds i8, ptr %{p}g, i64 8
+  %{p}gz = load i32, ptr %{p}gzp
+  %{p}bxy = load i64, ptr %{p}b
+  %{p}bzp = getelementptr inbounds i8, ptr %{p}b, i64 8
+  %{p}bz = load i32, ptr %{p}bzp
+  %{p}r = call i32 @cudaLaunchKernel(ptr @_Z19__device_stub__kernPfi, i64 %{p}gxy, i32 %{p}gz, i64 %{p}bxy, i32 %{p}bz, ptr %{p}args, i64 %{p}shv, ptr %{p}stv), !dbg {loc}
+"#
+        )
+    }
+
+    fn stub() -> String {
+        format!(
+            "define void @_Z19__device_stub__kernPfi(ptr %0, i32 %1) !dbg !12 {{\n{}  ret void\n}}\n",
+            stub_body("", "%0", "%1", "!DILocation(line: 2, scope: !12)")
+        )
+    }
+
+    fn kern() -> Kernel {
+        Kernel {
+            symbol: "_Z4kernPfi".into(),
+            name: "kern".into(),
+        }
+    }
+
+    /// `kern<<<dim3(16, 16), dim3(8, 8)>>>(p, 42)` at line 12, the stub
+    /// called (as clang -O1 leaves it when the stub is not inlined):
+    /// dim3(16, 16) is 16 | 16 << 32 = 68719476752, and 42 reaches the
+    /// launch through the stub's parameter 1.
+    #[test]
+    fn chevron_with_dim3_shapes_calls_the_stub() {
+        let ir = host(&format!(
+            r#"{}
+define i32 @main(ptr %p) !dbg !10 {{
+  %c = call i32 @__cudaPushCallConfiguration(i64 68719476752, i32 1, i64 34359738376, i32 1, i64 0, ptr null), !dbg !DILocation(line: 12, column: 7, scope: !10)
+  %ok = icmp eq i32 %c, 0
+  br i1 %ok, label %launch, label %done
+launch:
+  call void @_Z19__device_stub__kernPfi(ptr %p, i32 42), !dbg !DILocation(line: 12, column: 3, scope: !10)
+  br label %done
+done:
+  ret i32 0
+}}"#,
+            stub()
+        ));
+        assert_eq!(
+            launches_in(&ir),
+            vec![HostLaunch {
+                kernel: kern(),
+                form: Form::Chevron,
+                grid: shape(16, 16, 1),
+                block: shape(8, 8, 1),
+                shared_bytes: Some(0),
+                args: vec![None, Some(42)],
+                at: at(12),
+            }]
+        );
+    }
+
+    /// `kern<<<4, 256, 512>>>(p, 7)` at line 14 with the stub inlined (as
+    /// clang -O2 leaves it): the shapes are the push's, the arguments the
+    /// stores into the inlined argument array, the line the one the stub
+    /// was inlined at (its own location is the kernel's line 2).
+    #[test]
+    fn chevron_with_int_shapes_and_the_stub_inlined() {
+        let loc = "!DILocation(line: 2, scope: !12, inlinedAt: !DILocation(line: 14, scope: !10))";
+        let ir = host(&format!(
+            r#"{}
+define i32 @main(ptr %p) !dbg !10 {{
+  %c = call i32 @__cudaPushCallConfiguration(i64 4294967300, i32 1, i64 4294967552, i32 1, i64 512, ptr null), !dbg !DILocation(line: 14, column: 7, scope: !10)
+  %ok = icmp ne i32 %c, 0
+  br i1 %ok, label %done, label %launch
+launch:
+{}  br label %done
+done:
+  ret i32 0
+}}"#,
+            stub(),
+            stub_body("i", "%p", "7", loc)
+        ));
+        assert_eq!(
+            launches_in(&ir),
+            vec![HostLaunch {
+                kernel: kern(),
+                form: Form::Chevron,
+                grid: shape(4, 1, 1),
+                block: shape(256, 1, 1),
+                shared_bytes: Some(512),
+                args: vec![None, Some(7)],
+                at: at(14),
+            }]
+        );
+    }
+
+    /// `kern<<<(n + 255) / 256, 128>>>(p, n)`: the grid is computed at run
+    /// time, the block is still known.
+    #[test]
+    fn runtime_grid_with_constant_block() {
+        let ir = host(&format!(
+            r#"{}
+define i32 @main(ptr %p, i32 %n) !dbg !10 {{
+  %a = add i32 %n, 255
+  %b = sdiv i32 %a, 256
+  %x = zext i32 %b to i64
+  %xy = or i64 %x, 4294967296
+  %c = call i32 @__cudaPushCallConfiguration(i64 %xy, i32 1, i64 4294967424, i32 1, i64 0, ptr null), !dbg !DILocation(line: 15, scope: !10)
+  %ok = icmp eq i32 %c, 0
+  br i1 %ok, label %launch, label %done
+launch:
+  call void @_Z19__device_stub__kernPfi(ptr %p, i32 %n), !dbg !DILocation(line: 15, scope: !10)
+  br label %done
+done:
+  ret i32 0
+}}"#,
+            stub()
+        ));
+        let found = launches_in(&ir);
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].grid, found[0].block), (None, shape(128, 1, 1)));
+        assert_eq!(found[0].args, vec![None, None]);
+    }
+
+    /// `void *args[] = {&p, &n}; cudaLaunchKernel((void *)kern, dim3(7),
+    /// dim3(160), args, 0, 0)` with `int n = 5`, and the same array to
+    /// `cudaLaunchCooperativeKernel` with a runtime grid: the stub is only
+    /// the kernel's handle here, and the user's calls pop nothing.
+    #[test]
+    fn launches_written_by_hand() {
+        let ir = host(&format!(
+            r#"{}
+define i32 @main(ptr %p, i32 %g) !dbg !10 {{
+  %pp = alloca ptr
+  %n = alloca i32
+  %args = alloca [2 x ptr]
+  store ptr %p, ptr %pp
+  store i32 5, ptr %n
+  store ptr %pp, ptr %args
+  %s1 = getelementptr inbounds [2 x ptr], ptr %args, i64 0, i64 1
+  store ptr %n, ptr %s1
+  %r = call i32 @cudaLaunchKernel(ptr @_Z19__device_stub__kernPfi, i64 4294967303, i32 1, i64 4294967456, i32 1, ptr %args, i64 0, ptr null), !dbg !DILocation(line: 20, scope: !10)
+  %gx = zext i32 %g to i64
+  %gxy = or i64 %gx, 4294967296
+  %r2 = call i32 @cudaLaunchCooperativeKernel(ptr @_Z19__device_stub__kernPfi, i64 %gxy, i32 1, i64 4294967328, i32 1, ptr %args, i64 0, ptr null), !dbg !DILocation(line: 21, scope: !10)
+  ret i32 0
+}}"#,
+            stub()
+        ));
+        assert_eq!(
+            launches_in(&ir),
+            vec![
+                HostLaunch {
+                    kernel: kern(),
+                    form: Form::LaunchKernel,
+                    grid: shape(7, 1, 1),
+                    block: shape(160, 1, 1),
+                    shared_bytes: Some(0),
+                    args: vec![None, Some(5)],
+                    at: at(20),
+                },
+                HostLaunch {
+                    kernel: kern(),
+                    form: Form::Cooperative,
+                    grid: None,
+                    block: shape(32, 1, 1),
+                    shared_bytes: Some(0),
+                    args: vec![None, Some(5)],
+                    at: at(21),
+                },
+            ]
+        );
+    }
+
+    /// `if (c) kern<<<2, 64>>>(p, 1); else kern<<<2, 64>>>(p, 2);` after
+    /// SimplifyCFG hoisted the identical pushes: one push, two launches,
+    /// each at its own line. The same kernel launched twice is reported
+    /// twice.
+    #[test]
+    fn one_push_configures_both_branches() {
+        let first =
+            "!DILocation(line: 2, scope: !12, inlinedAt: !DILocation(line: 30, scope: !10))";
+        let second =
+            "!DILocation(line: 2, scope: !12, inlinedAt: !DILocation(line: 32, scope: !10))";
+        let ir = host(&format!(
+            r#"{}
+define i32 @main(ptr %p, i1 %c) !dbg !10 {{
+  %push = call i32 @__cudaPushCallConfiguration(i64 4294967298, i32 1, i64 4294967360, i32 1, i64 0, ptr null), !dbg !DILocation(line: 0, scope: !10)
+  %ok = icmp eq i32 %push, 0
+  br i1 %c, label %then, label %else
+then:
+  br i1 %ok, label %one, label %done
+else:
+  br i1 %ok, label %two, label %done
+one:
+{}  br label %done
+two:
+{}  br label %done
+done:
+  ret i32 0
+}}"#,
+            stub(),
+            stub_body("a", "%p", "1", first),
+            stub_body("b", "%p", "2", second)
+        ));
+        let found = launches_in(&ir);
+        let summary: Vec<_> = found
+            .iter()
+            .map(|l| (l.block, l.args.clone(), l.at.as_ref().map(|s| s.line)))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                (shape(64, 1, 1), vec![None, Some(1)], Some(30)),
+                (shape(64, 1, 1), vec![None, Some(2)], Some(32)),
+            ]
+        );
+    }
+
+    /// In a function with exception handling the push and the launch are
+    /// `invoke`s; the push's result is tested in its normal destination.
+    #[test]
+    fn invoke_launch() {
+        let ir = host(&format!(
+            r#"{}
+define i32 @main(ptr %p) personality ptr @__gxx_personality_v0 !dbg !10 {{
+  %c = invoke i32 @__cudaPushCallConfiguration(i64 4294967297, i32 1, i64 4294967328, i32 1, i64 0, ptr null)
+          to label %cont unwind label %lp, !dbg !DILocation(line: 40, scope: !10)
+cont:
+  %ok = icmp eq i32 %c, 0
+  br i1 %ok, label %launch, label %done
+launch:
+  invoke void @_Z19__device_stub__kernPfi(ptr %p, i32 3)
+          to label %done unwind label %lp, !dbg !DILocation(line: 40, scope: !10)
+done:
+  ret i32 0
+lp:
+  %e = landingpad {{ ptr, i32 }} cleanup
+  resume {{ ptr, i32 }} %e
+}}"#,
+            stub()
+        ));
+        let found = launches_in(&ir);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (found[0].grid, found[0].block),
+            (shape(1, 1, 1), shape(32, 1, 1))
+        );
+        assert_eq!(
+            (found[0].args.clone(), found[0].at.clone()),
+            (vec![None, Some(3)], at(40))
+        );
+    }
+
+    /// A struct the x86-64 ABI passes in one register (`struct P { int a,
+    /// b; }` as an `i64`) is stored into a struct `alloca`: not an integer
+    /// argument, even when the `i64` is a constant.
+    #[test]
+    fn struct_in_a_register_is_no_integer_argument() {
+        let ir = host(
+            r#"define void @_Z16__device_stub__k1P(i64 %0) {
+  %s = alloca %struct.P
+  store i64 %0, ptr %s
+  %args = alloca [1 x ptr]
+  store ptr %s, ptr %args
+  %g = alloca %struct.dim3
+  %pop = call i32 @__cudaPopCallConfiguration(ptr %g, ptr %g, ptr %g, ptr %g)
+  %xy = load i64, ptr %g
+  %r = call i32 @cudaLaunchKernel(ptr @_Z16__device_stub__k1P, i64 %xy, i32 1, i64 %xy, i32 1, ptr %args, i64 0, ptr null)
+  ret void
+}
+define i32 @main() !dbg !10 {
+  %c = call i32 @__cudaPushCallConfiguration(i64 4294967297, i32 1, i64 4294967297, i32 1, i64 0, ptr null), !dbg !DILocation(line: 50, scope: !10)
+  %ok = icmp eq i32 %c, 0
+  br i1 %ok, label %launch, label %done
+launch:
+  call void @_Z16__device_stub__k1P(i64 8589934593), !dbg !DILocation(line: 50, scope: !10)
+  br label %done
+done:
+  ret i32 0
+}"#,
+        );
+        let found = launches_in(&ir);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].kernel.symbol, "_Z1k1P");
+        assert_eq!(found[0].args, vec![None]);
+    }
+
+    /// A block CUDA cannot launch (2048 threads) is no block shape.
+    #[test]
+    fn unlaunchable_block_is_unknown() {
+        let ir = host(&format!(
+            r#"{}
+define i32 @main(ptr %p) !dbg !10 {{
+  %c = call i32 @__cudaPushCallConfiguration(i64 4294967297, i32 1, i64 4294969344, i32 1, i64 0, ptr null), !dbg !DILocation(line: 60, scope: !10)
+  %ok = icmp eq i32 %c, 0
+  br i1 %ok, label %launch, label %done
+launch:
+  call void @_Z19__device_stub__kernPfi(ptr %p, i32 0), !dbg !DILocation(line: 60, scope: !10)
+  br label %done
+done:
+  ret i32 0
+}}"#,
+            stub()
+        ));
+        assert_eq!(launches_in(&ir)[0].block, None);
+    }
+
+    #[test]
+    fn kernel_of_stub_names() {
+        let k = |symbol: &str, name: &str| {
+            Some(Kernel {
+                symbol: symbol.into(),
+                name: name.into(),
+            })
+        };
+        assert_eq!(
+            Kernel::of_stub("_Z26__device_stub__apply_layerPKfPfii"),
+            k("_Z11apply_layerPKfPfii", "apply_layer")
+        );
+        // extern "C"
+        assert_eq!(Kernel::of_stub("__device_stub__ck"), k("ck", "ck"));
+        // namespace, template arguments
+        assert_eq!(
+            Kernel::of_stub("_ZN2ns17__device_stub__tkIfLi3EEEvPT_i"),
+            k("_ZN2ns2tkIfLi3EEEvPT_i", "tk")
+        );
+        // anonymous namespace: `_1` then the length 19
+        assert_eq!(
+            Kernel::of_stub("_ZN12_GLOBAL__N_119__device_stub__anonEPf"),
+            k("_ZN12_GLOBAL__N_14anonEPf", "anon")
+        );
+        // static
+        assert_eq!(
+            Kernel::of_stub("_ZL19__device_stub__statPf"),
+            k("_ZL4statPf", "stat")
+        );
+        assert_eq!(Kernel::of_stub("_Z4kernPf"), None);
+        assert_eq!(Kernel::of_stub("main"), None);
+    }
+
+    /// Through clang: the C++ forms the scanner of text reads, and those it
+    /// cannot (a template kernel, a `constexpr` function, `sizeof`, a launch
+    /// in a helper, a loop clang unrolls).
+    #[test]
+    fn host_compile_of_a_small_program() {
+        let source = r#"
+template <typename T, int B> __global__ void tk(T *p, int n) { p[n] = B; }
+__global__ void twice(float *p, int n) { p[n] = 0; }
+constexpr int threads() { return 4 * 32; }
+static void helper(float *p, int n) { twice<<<(n + 255) / 256, 256>>>(p, n); }
+int main(int argc, char **) {
+  float *p;
+  cudaMalloc(&p, 4096);
+  tk<float, 3><<<dim3(16, 16), dim3(8, 8)>>>(p, 7);
+  tk<int, 5><<<4, threads()>>>((int *)p, argc);
+  helper(p, argc);
+  for (int i = 0; i < 2; i++)
+    twice<<<i + 1, sizeof(float) * 16>>>(p, i);
+  return 0;
+}
+"#;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("t.cu");
+        std::fs::write(&file, source).unwrap();
+        let clang = crate::toolchain::clang(None).unwrap();
+        let cuda = crate::toolchain::cuda(None).unwrap();
+        let out = std::process::Command::new(&clang.path)
+            .args(HOST_IR_FLAGS)
+            .arg(format!("--cuda-path={}", cuda.path.display()))
+            .args(["--cuda-gpu-arch=sm_80", "-o", "-"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let found = launches_in(&String::from_utf8(out.stdout).unwrap());
+        let summary: Vec<_> = found
+            .iter()
+            .map(|l| {
+                (
+                    l.kernel.symbol.as_str(),
+                    l.grid,
+                    l.block,
+                    l.args.clone(),
+                    l.at.as_ref().unwrap().line,
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                (
+                    "_Z2tkIfLi3EEvPT_i",
+                    shape(16, 16, 1),
+                    shape(8, 8, 1),
+                    vec![None, Some(7)],
+                    9
+                ),
+                (
+                    "_Z2tkIiLi5EEvPT_i",
+                    shape(4, 1, 1),
+                    shape(128, 1, 1),
+                    vec![None, None],
+                    10
+                ),
+                ("_Z5twicePfi", None, shape(256, 1, 1), vec![None, None], 5),
+                (
+                    "_Z5twicePfi",
+                    shape(1, 1, 1),
+                    shape(64, 1, 1),
+                    vec![None, Some(0)],
+                    13
+                ),
+                (
+                    "_Z5twicePfi",
+                    shape(2, 1, 1),
+                    shape(64, 1, 1),
+                    vec![None, Some(1)],
+                    13
+                ),
+            ]
+        );
     }
 
     #[test]
