@@ -730,13 +730,13 @@ fn launch_at(tokens: &[Token], i: usize, symbols: &Symbols) -> Option<Launch> {
     })
 }
 
-fn valid_block(s: Shape) -> Option<Shape> {
+pub(crate) fn valid_block(s: Shape) -> Option<Shape> {
     let threads = s.count()?;
     (s.x > 0 && s.y > 0 && s.z > 0 && s.z <= MAX_BLOCK_Z && threads <= MAX_THREADS_PER_BLOCK)
         .then_some(s)
 }
 
-fn valid_grid(s: Shape) -> Option<Shape> {
+pub(crate) fn valid_grid(s: Shape) -> Option<Shape> {
     let positive = s.x > 0 && s.y > 0 && s.z > 0;
     (positive && s.x <= MAX_GRID_X && s.y <= MAX_GRID_YZ && s.z <= MAX_GRID_YZ).then_some(s)
 }
