@@ -299,3 +299,57 @@ fn policy_off_embeds_clangs_cubins() {
         );
     }
 }
+
+/// In a build the launch shapes come from clang's host IR: a block held in
+/// a local variable (which the old text scanner missed) is found, and a
+/// kernel launched with two shapes gets neither, with a warning naming both
+/// lines.
+#[test]
+fn launch_shapes_come_from_the_host_ir() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("twice.cu"),
+        "#include <cuda_runtime.h>\n\
+         __global__ void k(float *a) { a[blockIdx.x * blockDim.x + threadIdx.x] *= 2.0f; }\n\
+         __global__ void j(float *a) { a[blockIdx.x * blockDim.x + threadIdx.x] += 1.0f; }\n\
+         int main() {\n\
+           float *a; cudaMalloc(&a, 1 << 20);\n\
+           int threads = 128;\n\
+           k<<<64, 256>>>(a);\n\
+           k<<<32, 512>>>(a);\n\
+           j<<<1024 / threads, threads>>>(a);\n\
+           return 0;\n\
+         }\n",
+    )
+    .unwrap();
+    gpucc_ok(
+        d,
+        &[
+            "-c",
+            "twice.cu",
+            "-arch=sm_80",
+            "--cache-report=json",
+            "--cache-report-file=r.json",
+        ],
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
+    let kernel = |name: &str| {
+        r["kernels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["name"].as_str().unwrap().starts_with(name))
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(kernel("j(")["block_dim"], serde_json::json!([128, 1, 1]));
+    assert_eq!(kernel("j(")["block_dim_source"], "host launch at line 9");
+    assert_eq!(kernel("k(")["block_dim_source"], "default");
+    let warnings = r["warnings"].to_string();
+    assert!(
+        warnings.contains("k: launched with different block shapes (lines 7, 8)"),
+        "{warnings}"
+    );
+}

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Result};
 use clap::Parser;
 use gpucc_cache_pass::generation::Arch;
-use gpucc_cache_pass::options::Options;
+use gpucc_cache_pass::options::{KernelShape, Options};
 use gpucc_cache_pass::ReportFormat;
 
 /// gpucc-cache's own flags.
@@ -212,6 +212,9 @@ pub struct Job {
     /// Flags for ptxas (`-Xptxas`, `-Xcuda-ptxas`), used when the driver
     /// runs it (`--verify-ptx`, builds).
     pub ptxas_flags: Vec<String>,
+    /// Block and grid shapes of the program's launches read from clang's
+    /// host IR (builds); `None`: the text scanner reads them (PTX runs).
+    pub host_shapes: Option<(Vec<KernelShape>, Vec<KernelShape>)>,
 }
 
 /// What an input holds.
@@ -863,6 +866,7 @@ fn device_job(split: &Split, own: &Own, arch: Option<Arch>, template: bool) -> R
         stdin: None,
         sidecars,
         ptxas_flags: split.ptxas.clone(),
+        host_shapes: None,
     })
 }
 

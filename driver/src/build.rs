@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{anyhow, bail, Context as _, Result};
-use gpucc_cache_pass::options::Options;
+use gpucc_cache_pass::options::{Dim3, KernelShape, Options, ShapeOrigin};
 use gpucc_cache_pass::{Report, ReportFormat};
 
 use crate::args::{Build, BuildKind, GpuTarget, InputKind, Job, Language, Output};
@@ -274,12 +274,19 @@ fn cuda_object(
     let mut images: Vec<String> = Vec::new();
     if !b.host_only {
         let ptxas = tools.bin("ptxas")?;
+        let (shapes, warnings) = host_shapes(b, tools, input, dir)?;
         for (k, t) in b.targets.iter().enumerate() {
             let sub = dir.join(t.arch.to_string());
             std::fs::create_dir(&sub)?;
             let record = plan.per_arch[i][k].is_some();
-            let job = device_for(b, input, t, Output::Ptx, record);
-            let made = compile::device(&job, &sub)?;
+            let job = Job {
+                host_shapes: Some(shapes.clone()),
+                ..device_for(b, input, t, Output::Ptx, record)
+            };
+            let mut made = compile::device(&job, &sub)?;
+            if let Some(r) = made.report.as_mut() {
+                r.warnings.extend(warnings.iter().cloned());
+            }
             for h in &made.read {
                 files.input("a file the source includes", h)?;
             }
@@ -357,6 +364,99 @@ fn host_side(flags: &[String]) -> Vec<String> {
         i += 1;
     }
     out
+}
+
+/// Per kernel, the block shapes and the grid shapes its launches give.
+type LaunchShapes = (Vec<KernelShape>, Vec<KernelShape>);
+
+/// The block and grid shapes of `input`'s launches, from clang's host IR
+/// (`host_launch`): a kernel gets a shape when every launch of it has that
+/// same constant shape; launches that disagree give a warning and no shape
+/// (the model then falls back to `__launch_bounds__` or its default, unless
+/// `--block-dim=NAME=` says).
+fn host_shapes(
+    b: &Build,
+    tools: &Tools,
+    input: &Path,
+    dir: &Path,
+) -> Result<(LaunchShapes, Vec<String>)> {
+    let ir = dir.join("host.ll");
+    let mut cmd = Command::new(&tools.clang.path);
+    cmd.args(crate::host_launch::HOST_IR_FLAGS);
+    for t in &b.targets {
+        cmd.arg(format!("--cuda-gpu-arch={}", t.arch));
+    }
+    cmd.arg(format!("--cuda-path={}", tools.cuda.path.display()))
+        .args(host_side(&b.device.clang_flags))
+        .args(&b.host_flags)
+        .arg(input)
+        .arg("-o")
+        .arg(&ir);
+    expect_ok(tool_run(&mut cmd, b.device.verbose)?, "clang", input)?;
+    let context = inkwell::context::Context::create();
+    let buffer = inkwell::memory_buffer::MemoryBuffer::create_from_file(&ir)
+        .map_err(|e| anyhow!("cannot read clang's host IR: {e}"))?;
+    let module = context
+        .create_module_from_ir(buffer)
+        .map_err(|e| anyhow!("cannot parse clang's host IR: {e}"))?;
+    let launches = crate::host_launch::launches(&module);
+    let mut warnings = Vec::new();
+    let mut shapes = (Vec::new(), Vec::new());
+    let mut symbols: Vec<&str> = launches.iter().map(|l| l.kernel.symbol.as_str()).collect();
+    symbols.dedup();
+    symbols.sort_unstable();
+    symbols.dedup();
+    for symbol in symbols {
+        let of: Vec<_> = launches
+            .iter()
+            .filter(|l| l.kernel.symbol == symbol)
+            .collect();
+        let lines = |v: &[&crate::host_launch::HostLaunch]| -> String {
+            v.iter()
+                .filter_map(|l| l.at.as_ref().map(|a| a.line.to_string()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let line = of
+            .iter()
+            .find_map(|l| l.at.as_ref().map(|a| a.line))
+            .unwrap_or(0);
+        for (what, out, shape_of) in [
+            (
+                "block",
+                &mut shapes.0,
+                (|l: &crate::host_launch::HostLaunch| l.block) as fn(&_) -> _,
+            ),
+            (
+                "grid",
+                &mut shapes.1,
+                |l: &crate::host_launch::HostLaunch| l.grid,
+            ),
+        ] {
+            let first = shape_of(of[0]);
+            if of.iter().all(|l| shape_of(l) == first) {
+                if let Some(d) = first {
+                    out.push(KernelShape {
+                        kernel: symbol.to_string(),
+                        dim: Dim3 {
+                            x: d.x,
+                            y: d.y,
+                            z: d.z,
+                        },
+                        origin: ShapeOrigin::HostLaunch { line },
+                    });
+                }
+            } else {
+                warnings.push(format!(
+                    "{}: launched with different {what} shapes (lines {}); no {what} shape taken from the launches, give --{what}-dim={}=... to choose",
+                    of[0].kernel.name,
+                    lines(&of),
+                    of[0].kernel.name
+                ));
+            }
+        }
+    }
+    Ok((shapes, warnings))
 }
 
 /// fatbinary's name for an arch: `sm=80`, `sm=90a`.

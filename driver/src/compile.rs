@@ -654,6 +654,11 @@ fn run_clang(job: &Job, cmd: &mut Command) -> Result<toolchain::Ended> {
 /// analysis needs the shape the program really uses.
 fn add_host_launches(job: &Job, opts: &mut Options) {
     use gpucc_cache_pass::options::{Dim3, KernelShape, ShapeOrigin};
+    if let Some((blocks, grids)) = &job.host_shapes {
+        opts.kernel_blocks.extend(blocks.iter().cloned());
+        opts.kernel_grids.extend(grids.iter().cloned());
+        return;
+    }
     let source = match &job.stdin {
         Some(bytes) => String::from_utf8_lossy(bytes).into_owned(),
         None => match std::fs::read_to_string(&job.input) {

@@ -1119,21 +1119,15 @@ int main(int argc, char **) {
             ]
         );
     }
-
-    #[test]
-    #[ignore]
-    fn dump() {
-        let path = std::env::var("HOST_LL").unwrap();
-        for l in launches_in(&std::fs::read_to_string(path).unwrap()) {
-            println!("{l:?}");
-        }
-    }
 }
 
 /// The corpus measurement behind `scripts/launch-shapes`: for every `.cu`
 /// with host code under `testdata/`, how many kernels get their block shape
 /// from a launch by the text scanner (`launch.rs`) and by the host IR.
-/// Ignored: it runs clang twice per file.
+/// A test too: the host IR must find a constant block for every launch of
+/// the corpus and at least every kernel the scanner finds (the corpus's
+/// launches are all constant-shaped; a file added with a runtime block
+/// must say so here). Runs clang twice per file, about 30 s.
 #[cfg(test)]
 mod corpus {
     use std::path::{Path, PathBuf};
@@ -1186,7 +1180,6 @@ mod corpus {
     }
 
     #[test]
-    #[ignore]
     fn launch_shapes() {
         let mut files = Vec::new();
         sources(&root().join("testdata"), &mut files);
@@ -1310,6 +1303,18 @@ mod corpus {
         println!(
             "host IR compiles ({}): {host_time:.1?}; device -O3 IR compiles (files with host code): {device_time:.1?}",
             super::HOST_IR_FLAGS.join(" ")
+        );
+        assert_eq!(
+            total[4], total[2],
+            "a corpus launch without a constant block in the host IR"
+        );
+        assert!(
+            total[6] >= total[5],
+            "the host IR finds fewer kernels' blocks than the scanner"
+        );
+        assert_eq!(
+            total[6], total[0],
+            "a corpus kernel without a block from its launch"
         );
     }
 }

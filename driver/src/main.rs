@@ -16,7 +16,6 @@ mod depfile;
 mod fatal;
 mod flags;
 // Not yet wired: the whole-program compile will call it (issue 17, item 5).
-#[allow(dead_code)]
 mod host_launch;
 mod interrupt;
 mod launch;
