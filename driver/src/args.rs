@@ -255,6 +255,14 @@ pub struct PassThrough {
 
 pub enum Invocation {
     Help(String),
+    /// `--version`: our line, then the clang we would run answers too
+    /// (`main` runs it; `--clang` as for a compile), as hipcc does. Build
+    /// systems identify a compiler by its `--version`: CMake takes a CUDA
+    /// compiler for clang only if it says "clang version".
+    Version {
+        text: String,
+        clang: Option<PathBuf>,
+    },
     /// One input, one arch, one device-side output (PTX or IR).
     Compile(Box<Job>),
     /// Objects, executables, or device outputs for several archs.
@@ -688,16 +696,26 @@ impl Split {
 }
 
 /// Our flags, parsed by clap; `Err` carries the help or version text.
-fn parse_own(own: &[String]) -> Result<std::result::Result<Own, String>> {
+fn parse_own(own: &[String]) -> Result<std::result::Result<Own, Invocation>> {
     match Own::try_parse_from(own) {
         Ok(o) => Ok(Ok(o)),
-        Err(e)
-            if matches!(
-                e.kind(),
-                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
-            ) =>
-        {
-            Ok(Err(e.to_string()))
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp => {
+            Ok(Err(Invocation::Help(e.to_string())))
+        }
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => {
+            // clap stops at --version, before `--clang` is parsed.
+            let clang = own
+                .iter()
+                .enumerate()
+                .find_map(|(i, a)| match a.strip_prefix("--clang") {
+                    Some(v) if v.starts_with('=') => Some(PathBuf::from(&v[1..])),
+                    Some("") => own.get(i + 1).map(PathBuf::from),
+                    _ => None,
+                });
+            Ok(Err(Invocation::Version {
+                text: e.to_string(),
+                clang,
+            }))
         }
         Err(e) => {
             let first = e
@@ -716,7 +734,7 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
     let split = Split::new(argv)?;
     let own = match parse_own(&split.own)? {
         Ok(own) => own,
-        Err(help) => return Ok(Invocation::Help(help)),
+        Err(help_or_version) => return Ok(help_or_version),
     };
     if split.pass_through {
         return Ok(Invocation::PassThrough(pass_through(split, own)));
@@ -736,9 +754,14 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
     }
     // Without -S, -c or -emit-llvm, one CUDA or IR input and no output name
     // (or a .ptx one) still means PTX, as it always has; any other output
-    // name means an executable, as with clang.
+    // name means an executable, as with clang. So does CMake's compiler
+    // identification, which compiles `CMakeCUDACompilerId.cu` with no -o
+    // and looks for clang's `a.out` (CMakeDetermineCompilerId.cmake).
+    let cmake_probe =
+        split.output.is_none() && split.inputs.len() == 1 && is_cmake_probe(&split.inputs[0].0);
     let ptx_by_name = !split.compile_only
         && !split.host_only
+        && !cmake_probe
         && split.inputs.len() == 1
         && split
             .output
@@ -812,6 +835,14 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
             .clone()
             .filter(|_| kind == BuildKind::Objects),
     })))
+}
+
+/// CMake's compiler-identification source (CMake 3.25's
+/// `Modules/CMakeCUDACompilerId.cu.in`, written under this name).
+fn is_cmake_probe(input: &Path) -> bool {
+    input
+        .file_name()
+        .is_some_and(|n| n == "CMakeCUDACompilerId.cu")
 }
 
 /// The device compile of the first input for `arch`: the job of a
@@ -1415,5 +1446,83 @@ mod tests {
             let e = parse(&v).err().expect("an error").to_string();
             assert!(!e.contains('\n'), "{bad:?}: {e}");
         }
+    }
+
+    #[test]
+    fn version_runs_the_clang_a_compile_would() {
+        let v = |args: &[&str]| parse(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        match v(&["--version"]).unwrap() {
+            Invocation::Version { text, clang } => {
+                assert!(text.starts_with("gpucc-cache "), "{text}");
+                assert_eq!(clang, None);
+            }
+            _ => panic!("--version is not a version request"),
+        }
+        for args in [
+            &["--clang=/opt/c++", "--version"][..],
+            &["--clang", "/opt/c++", "-V"],
+        ] {
+            assert!(matches!(v(args).unwrap(),
+                Invocation::Version { clang: Some(c), .. } if c == Path::new("/opt/c++")));
+        }
+    }
+
+    #[test]
+    fn cmakes_identification_source_links_an_executable() {
+        // CMake compiles it with no -o and reads clang's a.out; any other
+        // source keeps the PTX default.
+        let b = build(&[
+            "--cuda-path=/c",
+            "--cuda-gpu-arch=sm_52",
+            "-v",
+            "CMakeCUDACompilerId.cu",
+        ]);
+        assert_eq!(b.kind, BuildKind::Link);
+        assert_eq!(b.output, None);
+        assert_eq!(
+            job(&["dir/CMakeCUDACompilerId.cu", "-o", "x.ptx"]).kind,
+            Output::Ptx
+        );
+        assert_eq!(job(&["CMakeCUDACompilerId.cu", "-S"]).kind, Output::Ptx);
+        assert_eq!(job(&["Id.cu"]).output, PathBuf::from("Id.ptx"));
+    }
+
+    #[test]
+    fn cmakes_clang_cuda_lines_parse() {
+        // As CMake 3.25 writes them for a Clang CUDA compiler (cmake --build -v).
+        let b = build(&[
+            "--cuda-gpu-arch=sm_70",
+            "--cuda-gpu-arch=sm_80",
+            "--cuda-path=/c",
+            "-Wall",
+            "-std=gnu++17",
+            "-MD",
+            "-MT",
+            "d/p.cu.o",
+            "-MF",
+            "d/p.cu.o.d",
+            "-x",
+            "cuda",
+            "-c",
+            "/src/p.cu",
+            "-o",
+            "d/p.cu.o",
+        ]);
+        assert_eq!(b.kind, BuildKind::Objects);
+        let archs: Vec<u32> = b.targets.iter().map(|t| t.arch.sm).collect();
+        assert_eq!(archs, [70, 80]);
+        assert_eq!(b.deps, Some((Some(PathBuf::from("d/p.cu.o.d")), false)));
+        assert!(b.device.sidecars.deps_target_given);
+        let b = build(&[
+            "d/main.cpp.o",
+            "d/p.cu.o",
+            "-o",
+            "app",
+            "-lcudadevrt",
+            "-lcudart",
+            "-L/c/lib64",
+        ]);
+        assert_eq!(b.kind, BuildKind::Link);
+        assert_eq!(b.link_flags, ["-lcudadevrt", "-lcudart", "-L/c/lib64"]);
     }
 }

@@ -510,12 +510,20 @@ fn link(b: &Build, tools: &Tools, made: &[Made], scratch: &Path) -> Result<PathB
             Made::Object(p) | Made::Linker(p) => cmd.arg(p),
         };
     }
-    cmd.args(&b.host_flags).args(&b.link_flags);
+    let lib = tools.cuda.path.join("lib64");
+    let (link_flags, names_cudart) = runtime_libraries(&b.link_flags, &lib, b.device.verbose)?;
+    if b.device.verbose {
+        // clang prints the linker's command line, as `clang -v` does; CMake
+        // reads its implicit link directories from it.
+        cmd.arg("-v");
+    }
+    cmd.args(&b.host_flags).args(&link_flags);
     if b.cudart {
-        let lib = tools.cuda.path.join("lib64");
-        cmd.arg(format!("-L{}", lib.display()))
-            .arg("-lcudart")
-            .arg(format!("-Wl,-rpath,{}", lib.display()));
+        cmd.arg(format!("-L{}", lib.display()));
+        if !names_cudart {
+            cmd.arg("-lcudart");
+        }
+        cmd.arg(format!("-Wl,-rpath,{}", lib.display()));
     }
     cmd.arg("-o").arg(&out);
     match tool_run(&mut cmd, b.device.verbose)? {
@@ -523,6 +531,63 @@ fn link(b: &Build, tools: &Tools, made: &[Made], scratch: &Path) -> Result<PathB
         Ended::Failed => bail!("the link failed (the linker's errors are above)"),
         Ended::Crashed(sig) => bail!("the linker crashed (signal {sig})"),
     }
+}
+
+/// The link flags, with the CUDA runtime libraries that CMake names for a
+/// CUDA link (`CMAKE_CUDA_RUNTIME_LIBRARY`: `-lcudadevrt` with `-lcudart`
+/// or `-lcudart_static`, Modules/Compiler/Clang-CUDA.cmake) checked against
+/// the CUDA root `lib` and the `-L` directories; and whether a cudart was
+/// named (then the driver adds none of its own, only the directory and the
+/// rpath). NVIDIA's runtime wheel has neither `libcudadevrt.a` nor
+/// `libcudart_static.a`:
+/// - `-lcudadevrt` is dropped when no directory has it: it holds the
+///   device runtime that only separate compilation links (`-rdc`, refused
+///   in `args`), so a whole-program link takes nothing from it;
+/// - `-lcudart_static` without the library is an error that names the fix,
+///   rather than the linker's "cannot find".
+fn runtime_libraries(flags: &[String], lib: &Path, verbose: bool) -> Result<(Vec<String>, bool)> {
+    let mut dirs = vec![lib.to_path_buf()];
+    let mut libs = Vec::new();
+    let mut it = flags.iter().peekable();
+    while let Some(f) = it.next() {
+        match f.as_str() {
+            "-L" => dirs.extend(it.peek().map(PathBuf::from)),
+            "-l" => libs.extend(it.peek().map(|l| l.to_string())),
+            _ => {
+                if let Some(d) = f.strip_prefix("-L") {
+                    dirs.push(d.into());
+                } else if let Some(l) = f.strip_prefix("-l") {
+                    libs.push(l.to_string());
+                }
+            }
+        }
+    }
+    let has = |name: &str| dirs.iter().any(|d| d.join(name).is_file());
+    if libs.iter().any(|l| l == "cudart_static") && !has("libcudart_static.a") {
+        bail!(
+            "-lcudart_static: no libcudart_static.a in {} or the -L directories (NVIDIA's runtime wheel has none); link the shared runtime (with CMake: -DCMAKE_CUDA_RUNTIME_LIBRARY=Shared), or add -L for a directory that has it",
+            lib.display()
+        );
+    }
+    let drop_devrt = !has("libcudadevrt.a");
+    if drop_devrt && verbose && libs.iter().any(|l| l == "cudadevrt") {
+        eprintln!("gpucc-cache: note: -lcudadevrt dropped: no libcudadevrt.a in {} or the -L directories, and a link without -rdc takes nothing from it", lib.display());
+    }
+    let mut out = Vec::new();
+    let mut it = flags.iter();
+    while let Some(f) = it.next() {
+        if f == "-l" {
+            let l = it.next();
+            if !(drop_devrt && l.is_some_and(|l| l == "cudadevrt")) {
+                out.push(f.clone());
+                out.extend(l.cloned());
+            }
+        } else if !(drop_devrt && f == "-lcudadevrt") {
+            out.push(f.clone());
+        }
+    }
+    let names_cudart = libs.iter().any(|l| l == "cudart" || l == "cudart_static");
+    Ok((out, names_cudart))
 }
 
 fn tool_run(cmd: &mut Command, verbose: bool) -> Result<Ended> {
@@ -562,18 +627,58 @@ pub fn combined(reports: &[Report], format: ReportFormat) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
     #[test]
-    fn host_compiles_get_no_device_only_flags() {
-        let flags: Vec<String> = [
-            "-O2",
+    fn cmakes_runtime_libraries_meet_the_cuda_root() {
+        let root = tempfile::tempdir().unwrap();
+        let lib = root.path().join("lib64");
+        let other = root.path().join("other");
+        std::fs::create_dir_all(&lib).unwrap();
+        std::fs::create_dir_all(&other).unwrap();
+        std::fs::write(lib.join("libcudart.so"), "").unwrap();
+        // CMAKE_CUDA_RUNTIME_LIBRARY=Shared with the wheels' root: the
+        // device runtime goes, cudart stays and is the driver's no more.
+        let (flags, named) =
+            runtime_libraries(&strings(&["-lcudadevrt", "-lcudart", "-lm"]), &lib, false).unwrap();
+        assert_eq!(flags, ["-lcudart", "-lm"]);
+        assert!(named);
+        let (flags, named) =
+            runtime_libraries(&strings(&["-l", "cudadevrt", "-lm"]), &lib, false).unwrap();
+        assert_eq!(flags, ["-lm"]);
+        assert!(!named);
+        // The default (Static): one error that names the fix.
+        let e = runtime_libraries(&strings(&["-lcudadevrt", "-lcudart_static"]), &lib, false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("CMAKE_CUDA_RUNTIME_LIBRARY=Shared"), "{e}");
+        // Static libraries from elsewhere are taken as they are.
+        std::fs::write(other.join("libcudart_static.a"), "").unwrap();
+        std::fs::write(other.join("libcudadevrt.a"), "").unwrap();
+        let given = strings(&[
+            "-L",
+            other.to_str().unwrap(),
+            "-lcudadevrt",
+            "-lcudart_static",
+        ]);
+        let (flags, named) = runtime_libraries(&given, &lib, false).unwrap();
+        assert_eq!(flags, given);
+        assert!(named);
+    }
+
+    #[test]
+    fn host_compiles_leave_out_device_only_flags() {
+        let flags = strings(&[
             "-Xarch_device",
             "-ffast-math",
             "-fcuda-flush-denormals-to-zero",
-            "-DX",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        assert_eq!(super::host_side(&flags), ["-O2", "-DX"]);
+            "-fgpu-approx-transcendentals",
+            "-std=c++17",
+        ]);
+        assert_eq!(host_side(&flags), ["-std=c++17"]);
     }
 }

@@ -558,20 +558,21 @@ fn through_clang(job: &Job, scratch: &Path) -> Result<Made> {
 }
 
 /// The user's clang flags less those that turn debug info on or off
-/// (`-g`, `-g0`, ...), for the keyed compile of a `-g` run.
+/// (`-g`, `-g0`, ...), for the keyed compile of a `-g` run. An `-Xarch_*`
+/// before one goes with it (nvcc's `-lineinfo` is `-Xarch_device
+/// -gline-tables-only`): left alone it would take the next flag as its own.
 fn without_debug(flags: &[String]) -> Vec<String> {
     let debug = |f: &str| crate::args::enables_debug(f) || f == "-g0";
     let mut out = Vec::new();
     let mut i = 0;
     while i < flags.len() {
-        let f = flags[i].as_str();
-        if f == "-Xarch_device" && flags.get(i + 1).is_some_and(|n| debug(n)) {
-            // `-lineinfo`'s device-only line tables.
+        let f = &flags[i];
+        if f.starts_with("-Xarch_") && flags.get(i + 1).is_some_and(|g| debug(g)) {
             i += 2;
             continue;
         }
         if !debug(f) {
-            out.push(flags[i].clone());
+            out.push(f.clone());
         }
         i += 1;
     }
@@ -757,24 +758,28 @@ fn finish_ptx(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
     #[test]
-    fn debug_flags_leave_the_keyed_compile_whole() {
-        let flags: Vec<String> = [
-            "-O2",
-            "-g",
+    fn the_keyed_compile_drops_debug_flags_with_their_arch_prefix() {
+        // nvcc's -lineinfo, then -g: a lone -Xarch_device left behind would
+        // take the next flag (the driver's --cuda-device-only) as its own.
+        let flags = strings(&[
             "-Xarch_device",
             "-gline-tables-only",
-            "-Xarch_device",
-            "-ffast-math",
+            "-O2",
+            "-g",
             "-g0",
-            "-gz",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+            "-Xarch_host",
+            "-Wall",
+        ]);
         assert_eq!(
-            super::without_debug(&flags),
-            ["-O2", "-Xarch_device", "-ffast-math", "-gz"]
+            without_debug(&flags),
+            strings(&["-O2", "-Xarch_host", "-Wall"])
         );
     }
 }

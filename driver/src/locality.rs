@@ -175,7 +175,7 @@ pub fn run(args: &[String]) -> Result<()> {
     })?;
     let job = match parsed {
         Invocation::Compile(job) => job,
-        Invocation::Help(_) => bail!("{USAGE}"),
+        Invocation::Help(_) | Invocation::Version { .. } => bail!("{USAGE}"),
         Invocation::Build(_) => {
             bail!("locality draws one kernel for one arch; give one input and one --cuda-gpu-arch; {USAGE}")
         }

@@ -74,6 +74,16 @@ fn compile(argv: &[String]) -> Result<ExitCode> {
             let _ = std::io::stdout().write_all(text.as_bytes());
             Ok(ExitCode::SUCCESS)
         }
+        args::Invocation::Version { text, clang } => {
+            let _ = std::io::stdout().write_all(text.as_bytes());
+            let _ = std::io::stdout().flush();
+            let clang = toolchain::clang(clang.as_deref())?;
+            let status = toolchain::status(Command::new(&clang.path).arg("--version"))?;
+            if !status.success() {
+                bail!("{} --version failed ({status})", clang.path.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         args::Invocation::PassThrough(run) => pass_through(&run),
         args::Invocation::Build(b) => {
             if b.inputs.iter().any(|(p, _)| p.as_os_str() == "-") {
