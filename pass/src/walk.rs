@@ -534,7 +534,7 @@ impl Walker<'_> {
         }
         self.looks += 1;
         let late = |d: Instant| Instant::now() >= d;
-        if self.looks % CLOCK_EVERY == 0 && self.limits.deadline.is_some_and(late) {
+        if self.looks.is_multiple_of(CLOCK_EVERY) && self.limits.deadline.is_some_and(late) {
             self.truncated = Some("stopped at the wall-time guard (machine-dependent)".into());
             return Some(Cut::WallTime);
         }
