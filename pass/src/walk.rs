@@ -21,9 +21,13 @@
 //!   turn over all warps of all blocks (the common simulator default);
 //!   `__syncthreads` is not modelled, since round-robin keeps warps in step.
 //! - Budgets: at most [`Budget::iterations`] iterations per loop entry, and
-//!   at most [`Budget::accesses`] thread-accesses in all; the trace says
-//!   which cut it (`Trace::truncated`). Nothing is extrapolated: figures are
-//!   for the simulated part of the kernel, the same part for every policy.
+//!   at most [`Budget::accesses`] thread-accesses in all; with
+//!   [`walk_limited`], also at most [`Limits::evaluations`] evaluation steps
+//!   and a deadline. The trace says which cut it (`Trace::truncated`, and
+//!   [`Walked::cut`]). Nothing is extrapolated: figures are for the
+//!   simulated part of the kernel, the same part for every policy.
+//! - Addresses and phis are evaluated as [`Tape`]s: each distinct node of
+//!   an expression once per lane group, so a hash chain costs its length.
 //!
 //! Pure: program and launch in, trace out. No IR, no cache.
 
