@@ -127,6 +127,7 @@ pub fn model_within(
         simulated_accesses: 0,
         limit,
         cut: None,
+        seen: Vec::new(),
     };
     let all = search.bytes(&vec![l1_usable; n])?;
     let none = search.bytes(&vec![false; n])?;
@@ -186,17 +187,26 @@ struct Search<'a> {
     simulated_accesses: u64,
     limit: SearchLimit,
     cut: Option<SearchCut>,
+    /// Choices simulated, with their bytes.
+    seen: Vec<(Vec<bool>, u64)>,
 }
 
 impl Search<'_> {
+    /// The L2 bytes of one choice; a choice already simulated is not
+    /// simulated again (the starts often coincide: conservative is
+    /// cache-none where the paper bypasses every load).
     fn bytes(&mut self, cached: &[bool]) -> Result<u64, L1Error> {
+        if let Some(&(_, b)) = self.seen.iter().find(|(c, _)| c == cached) {
+            return Ok(b);
+        }
         self.simulations += 1;
         self.simulated_accesses += self.trace.thread_accesses();
-        Ok(self
-            .l1
+        let b = (self.l1)
             .run_requests(self.trace, self.requests, cached)?
             .loads
-            .l2_bytes)
+            .l2_bytes;
+        self.seen.push((cached.to_vec(), b));
+        Ok(b)
     }
 
     /// The executed loads whose every lane address is a synthetic unknown.
