@@ -18,13 +18,13 @@ use crate::guards::{Dominators, Guard};
 use crate::ir::{Module, Opcode, Value};
 use crate::kernel_trace::Scope;
 use crate::kernel_trace::TracedLoad;
-use crate::kernels::{demangle, find, BlockSource, Kernel};
+use crate::kernels::{demangle, find, names_kernel, nearest, source_name, BlockSource, Kernel};
 use crate::keys::Key;
 use crate::memory::Memory;
-use crate::options::{ArgRef, Dim3, Options};
+use crate::options::{ArgRef, Dim3, Options, ShapeOrigin};
 use crate::policy::{decide, Decision, Policy, Verdict};
 use crate::report::{KernelReport, LoadReport, Report, SkippedLoad};
-use crate::sm_model::{simulate, KernelInputs};
+use crate::sm_model::{simulate, KernelInputs, ModuleBudget, NoModel, DEFAULT_MODEL_BUDGET};
 use crate::trace::Trace;
 use crate::traffic::{block_traffic, mean, Traffic};
 
@@ -244,6 +244,27 @@ struct Setting<'m> {
     keep_traces: bool,
 }
 
+/// Which kernels [`kernel_traces`] analyses and traces.
+#[derive(Clone, Copy, Debug)]
+pub enum Wanted<'a> {
+    /// The module's kernel when it has one; none when it has several.
+    Sole,
+    /// One kernel, by symbol, demangled name, or that name without its
+    /// parameters.
+    Named(&'a str),
+}
+
+impl Wanted<'_> {
+    fn includes(self, symbol: &str, kernels: usize) -> bool {
+        let Wanted::Named(w) = self else {
+            return kernels == 1;
+        };
+        let name = demangle(symbol);
+        let short = name.split('(').next().unwrap_or(&name);
+        symbol == w || name == w || short == w
+    }
+}
+
 /// One function's analysis: its report entry and its loads' keys and decisions.
 struct UnitResult {
     report: KernelReport,
@@ -266,21 +287,35 @@ pub struct KernelTrace {
 }
 
 pub fn analyze(module: Module, opts: &Options) -> Analysis {
-    analyze_keeping(module, opts, false).0
+    analyze_keeping(module, opts, None).0
 }
 
-/// The analysis, and with it every kernel's whole-SM trace: the
+/// The kernels `wanted` names, analysed, each with its whole-SM trace: the
 /// kernel-level model runs whatever the policy (its choices still apply
-/// only under `auto`).
-pub fn kernel_traces(module: Module, opts: &Options) -> (Analysis, Vec<KernelTrace>) {
-    analyze_keeping(module, opts, true)
+/// only under `auto`). The other kernels are neither analysed nor traced
+/// (the `locality` subcommand asks for one of a file's many); the report
+/// holds only those analysed, and the names of all kernels of the module
+/// come with it.
+pub fn kernel_traces(
+    module: Module,
+    opts: &Options,
+    wanted: Wanted,
+) -> (Analysis, Vec<KernelTrace>, Vec<String>) {
+    let (analysis, traces) = analyze_keeping(module, opts, Some(wanted));
+    let names = find(module)
+        .iter()
+        .map(|k| demangle(&k.function.name()))
+        .collect();
+    (analysis, traces, names)
 }
 
+/// The analysis; with `traced`, only of those kernels, keeping their traces.
 fn analyze_keeping(
     module: Module,
     opts: &Options,
-    keep_traces: bool,
+    traced: Option<Wanted>,
 ) -> (Analysis, Vec<KernelTrace>) {
+    let keep_traces = traced.is_some();
     let mut warnings = Vec::new();
     let arch = resolve_arch(module, opts, &mut warnings);
     let model = opts.model.unwrap_or_else(|| arch.default_model());
@@ -322,8 +357,15 @@ fn analyze_keeping(
     let (mut decided, mut keyed, mut kernel_functions) = (Vec::new(), Vec::new(), Vec::new());
     let mut next_key = 0u32;
     let mut traces = Vec::new();
+    let mut budget = ModuleBudget::new(DEFAULT_MODEL_BUDGET);
     for unit in units(module, &kernels, opts) {
-        let Some(mut done) = analyze_unit(&set, &unit, &mut next_key, &mut warnings) else {
+        let skip = traced
+            .is_some_and(|w| !unit.is_kernel || !w.includes(&unit.function.name(), kernels.len()));
+        if skip {
+            continue;
+        }
+        let Some(mut done) = analyze_unit(&set, &unit, &mut next_key, &mut budget, &mut warnings)
+        else {
             continue;
         };
         if let Some(trace) = done.trace.take() {
@@ -372,9 +414,15 @@ fn module_warnings(set: &Setting, kernels: &[Kernel], warnings: &mut Vec<String>
             ArgRef::Name(n) => {
                 let named: Vec<Value> = params().filter(|p| p.name() == *n).collect();
                 if named.is_empty() {
+                    let names: Vec<String> = params().map(|p| p.name()).collect();
+                    let hint = nearest(
+                        n,
+                        names.iter().map(String::as_str).filter(|s| !s.is_empty()),
+                    )
+                    .map_or(String::new(), |p| format!("; did you mean '{p}'?"));
                     warnings.push(format!(
                         "kernel argument '{n}' matches no kernel parameter name (names need a .cu input or \
-                         -fno-discard-value-names; or give the index instead)"
+                         -fno-discard-value-names; or give the index instead){hint}"
                     ));
                 } else if !named.iter().any(integer) {
                     warnings.push(format!(
@@ -399,6 +447,30 @@ fn module_warnings(set: &Setting, kernels: &[Kernel], warnings: &mut Vec<String>
                     ));
                 }
             }
+        }
+    }
+    // A shape for a kernel the module does not have is said, with the
+    // nearest kernel name; the driver's own host-launch shapes name kernels
+    // of the whole file, also those another pass or arch dropped.
+    let symbols: Vec<String> = set.kernel_fns.iter().map(|k| k.name()).collect();
+    let sources: Vec<String> = symbols.iter().map(|s| source_name(s)).collect();
+    let shapes = [
+        ("--block-dim", &set.opts.kernel_blocks),
+        ("--grid-dim", &set.opts.kernel_grids),
+    ];
+    for (flag, list) in shapes {
+        for k in list.iter().filter(|k| k.origin == ShapeOrigin::User) {
+            if symbols.iter().any(|s| names_kernel(s, &k.kernel)) {
+                continue;
+            }
+            let hint = match nearest(&k.kernel, sources.iter().map(String::as_str)) {
+                Some(n) => format!("did you mean '{n}'?"),
+                None => "the module has no kernels".into(),
+            };
+            warnings.push(format!(
+                "{flag}={}={}: no kernel named '{}'; ignored ({hint})",
+                k.kernel, k.dim, k.kernel
+            ));
         }
     }
     for d in &set.opts.kernel_data {
@@ -448,6 +520,7 @@ fn analyze_unit(
     set: &Setting,
     unit: &Unit,
     next_key: &mut u32,
+    budget: &mut ModuleBudget,
     warnings: &mut Vec<String>,
 ) -> Option<UnitResult> {
     let loads: Vec<Read> = unit
@@ -513,6 +586,7 @@ fn analyze_unit(
             skipped: Vec::new(),
             ptx: None,
             simulated: None,
+            budget: Vec::new(),
         },
         keyed: Vec::new(),
         decided: Vec::new(),
@@ -524,10 +598,14 @@ fn analyze_unit(
         *next_key += 1;
         walk.add_load(&read, key, &mut out);
     }
-    // The kernel-level model runs under `auto` (issue 7; not yet the
-    // default, so that the other policies cost what they did).
-    if unit.is_kernel && (set.opts.policy == Policy::Auto || set.keep_traces) {
-        walk.model_kernel(&mut out, warnings);
+    // The kernel-level model runs under `auto` (the other policies cost
+    // what they did), for a kernel with a global load to decide or measure:
+    // one that only writes has nothing the model could change (issue 16:
+    // a file of many such kernels costs what clang does).
+    let reads = !out.report.loads.is_empty() || out.report.skipped.iter().any(|s| s.byte_loop);
+    let auto = set.opts.policy == Policy::Auto && reads;
+    if unit.is_kernel && (auto || set.keep_traces) {
+        walk.model_kernel(&mut out, budget, warnings);
     }
     Some(out)
 }
@@ -553,8 +631,20 @@ impl Walk<'_> {
     /// Runs the kernel-level model (`sm_model`) and puts its figures in the
     /// report; under `auto`, its choices replace the per-load verdicts of
     /// the loads those gave one (a load left at the default stays there).
-    fn model_kernel(&self, out: &mut UnitResult, warnings: &mut Vec<String>) {
+    fn model_kernel(
+        &self,
+        out: &mut UnitResult,
+        budget: &mut ModuleBudget,
+        warnings: &mut Vec<String>,
+    ) {
         let set = self.set;
+        let grant = match budget.grant() {
+            Ok(g) => g,
+            Err(hit) => {
+                out.report.budget.push(hit);
+                return;
+            }
+        };
         let inputs = KernelInputs {
             function: self.unit.function,
             scope: Scope {
@@ -571,14 +661,21 @@ impl Walk<'_> {
             memory: self.memory.clone(),
             loads: &out.traced,
             static_shared_bytes: static_shared_bytes(self.unit.function, &set.layout),
+            grant,
         };
         let result = match simulate(&inputs) {
             Ok(r) => r,
-            Err(e) => {
+            Err(NoModel::Error(e)) => {
                 warnings.push(format!("{}: no kernel-level model: {e}", out.report.name));
                 return;
             }
+            Err(NoModel::Budget(hit)) => {
+                out.report.budget.push(hit);
+                return;
+            }
         };
+        budget.charge(result.spent);
+        out.report.budget.extend(result.budget);
         out.report.simulated = Some(result.simulated);
         if set.keep_traces {
             out.trace = Some(result.trace);

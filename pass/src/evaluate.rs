@@ -99,81 +99,171 @@ impl Env {
     }
 }
 
-/// The values of an expression for a group of threads, into `out` (one
-/// entry per env, as `eval` gives it): each node is visited once for the
-/// whole group, so a warp's 32 lanes share the tree walk. Nodes other than
-/// arithmetic, casts and thread ids fall back to `eval` per lane.
-pub fn eval_lanes(e: &Expr, envs: &[&Env], out: &mut Vec<Option<i64>>, scratch: &mut Scratch) {
-    out.clear();
-    match e {
-        Expr::Const(c) => out.resize(envs.len(), Some(*c)),
-        Expr::Sreg(s) => out.extend(envs.iter().map(|env| env.sreg(*s))),
-        Expr::Rec(n) => out.extend(
-            envs.iter()
-                .map(|env| env.vars.get(*n as usize).copied().flatten()),
-        ),
-        Expr::Base(b) => out.resize(envs.len(), Some(b.address())),
-        Expr::Bin { op, lhs, rhs, bits } => {
-            let mut r = scratch.take();
-            eval_lanes(lhs, envs, out, scratch);
-            eval_lanes(rhs, envs, &mut r, scratch);
-            let (op, bits) = (*op, *bits);
-            // Addition and subtraction without the general dispatch per lane
-            // (the same results as `apply_bin`; an unknown operand gives an
-            // unknown sum, with no absorbing value).
-            let ring: Option<fn(i64, i64) -> i64> = match op {
-                BinOp::Add => Some(i64::wrapping_add),
-                BinOp::Sub => Some(i64::wrapping_sub),
-                _ => None,
-            };
-            if let Some(f) = ring {
-                for (a, b) in out.iter_mut().zip(&r) {
-                    *a = match (*a, *b) {
-                        (Some(x), Some(y)) => Some(crate::int::wrap(f(x, y) as i128, bits)),
-                        _ => None,
-                    };
-                }
-                scratch.give(r);
-                return;
-            }
-            let absorbs = matches!(op, BinOp::Mul | BinOp::And);
-            for (a, b) in out.iter_mut().zip(&r) {
-                *a = match (*a, *b) {
-                    (Some(x), Some(y)) => apply_bin(op, x, y, bits),
-                    (Some(0), None) | (None, Some(0)) if absorbs => Some(0),
-                    _ => None,
-                };
-            }
-            scratch.give(r);
-        }
-        Expr::Cast {
-            op,
-            value,
-            from,
-            to,
-        } => {
-            eval_lanes(value, envs, out, scratch);
-            for v in out.iter_mut() {
-                *v = v.map(|x| apply_cast(*op, x, *from, *to));
-            }
-        }
-        Expr::AddRec { start, .. } => eval_lanes(start, envs, out, scratch),
-        _ => out.extend(envs.iter().map(|env| eval(e, env))),
-    }
+/// An expression compiled once into a list of steps, one per distinct node
+/// (`Rc` identity), children before parents: evaluating it costs the
+/// expression's DAG size, not its tree size. A hash chain shares each
+/// state between the terms of the next (`x ^= x << 13` uses `x` twice), so
+/// its tree doubles with every step while its DAG grows by one node: the
+/// walk of an xorshift loop unrolled four times visited 4,096 tree nodes
+/// per address where the DAG has 40 (issue 16 item 4).
+///
+/// The values are those of [`eval`]: arithmetic, casts,
+/// thread ids and phi variables are steps of their own; every other node
+/// (a `select`, a stand-in, bound data) is one step that calls `eval` per
+/// lane.
+#[derive(Clone, Debug)]
+pub struct Tape {
+    steps: Vec<Step>,
+    /// The step whose value is the expression's.
+    root: u32,
 }
 
-/// Reusable value buffers for `eval_lanes`.
-#[derive(Default)]
-pub struct Scratch(Vec<Vec<Option<i64>>>);
+#[derive(Clone, Debug)]
+enum Step {
+    Const(i64),
+    Sreg(Sreg),
+    Rec(u32),
+    Bin {
+        op: BinOp,
+        bits: u32,
+        lhs: u32,
+        rhs: u32,
+    },
+    Cast {
+        op: crate::int::CastOp,
+        from: u32,
+        to: u32,
+        value: u32,
+    },
+    /// Evaluated per lane by `eval`.
+    Lane(E),
+}
 
-impl Scratch {
-    fn take(&mut self) -> Vec<Option<i64>> {
-        self.0.pop().unwrap_or_default()
+impl Tape {
+    pub fn of(e: &E) -> Tape {
+        let mut tape = Tape {
+            steps: Vec::new(),
+            root: 0,
+        };
+        tape.root = tape.push(e, &mut HashMap::new());
+        tape
     }
 
-    fn give(&mut self, mut v: Vec<Option<i64>>) {
-        v.clear();
-        self.0.push(v);
+    /// Steps per lane: what one evaluation costs.
+    pub fn cost(&self) -> u64 {
+        self.steps.len() as u64
+    }
+
+    fn push(&mut self, e: &E, index: &mut HashMap<*const Expr, u32>) -> u32 {
+        if let Some(&i) = index.get(&Rc::as_ptr(e)) {
+            return i;
+        }
+        let step = match &**e {
+            Expr::Const(c) => Step::Const(*c),
+            Expr::Sreg(s) => Step::Sreg(*s),
+            Expr::Rec(n) => Step::Rec(*n),
+            Expr::Base(b) => Step::Const(b.address()),
+            Expr::Bin { op, lhs, rhs, bits } => {
+                let lhs = self.push(lhs, index);
+                let rhs = self.push(rhs, index);
+                Step::Bin {
+                    op: *op,
+                    bits: *bits,
+                    lhs,
+                    rhs,
+                }
+            }
+            Expr::Cast {
+                op,
+                value,
+                from,
+                to,
+            } => Step::Cast {
+                op: *op,
+                from: *from,
+                to: *to,
+                value: self.push(value, index),
+            },
+            Expr::AddRec { start, .. } => {
+                let i = self.push(start, index);
+                index.insert(Rc::as_ptr(e), i);
+                return i;
+            }
+            _ => Step::Lane(e.clone()),
+        };
+        self.steps.push(step);
+        let i = self.steps.len() as u32 - 1;
+        index.insert(Rc::as_ptr(e), i);
+        i
+    }
+
+    /// The values for a group of threads, into `out` (one entry per env);
+    /// `values` is a buffer for every step's.
+    pub fn eval_lanes(
+        &self,
+        envs: &[&Env],
+        out: &mut Vec<Option<i64>>,
+        values: &mut Vec<Option<i64>>,
+    ) {
+        self.run(envs, values);
+        let (n, root) = (envs.len(), self.root as usize);
+        out.clear();
+        out.extend_from_slice(&values[root * n..(root + 1) * n]);
+    }
+
+    /// The value for one thread.
+    pub fn eval(&self, env: &Env, values: &mut Vec<Option<i64>>) -> Option<i64> {
+        self.run(&[env], values);
+        values[self.root as usize]
+    }
+
+    fn run(&self, envs: &[&Env], values: &mut Vec<Option<i64>>) {
+        let n = envs.len();
+        values.clear();
+        values.resize(self.steps.len() * n, None);
+        for (i, step) in self.steps.iter().enumerate() {
+            let (done, rest) = values.split_at_mut(i * n);
+            let row = &mut rest[..n];
+            let at = |j: u32| &done[j as usize * n..(j as usize + 1) * n];
+            match step {
+                Step::Const(c) => row.fill(Some(*c)),
+                Step::Sreg(s) => {
+                    for (v, env) in row.iter_mut().zip(envs) {
+                        *v = env.sreg(*s);
+                    }
+                }
+                Step::Rec(r) => {
+                    for (v, env) in row.iter_mut().zip(envs) {
+                        *v = env.vars.get(*r as usize).copied().flatten();
+                    }
+                }
+                Step::Bin { op, bits, lhs, rhs } => {
+                    let absorbs = matches!(op, BinOp::Mul | BinOp::And);
+                    for ((v, a), b) in row.iter_mut().zip(at(*lhs)).zip(at(*rhs)) {
+                        *v = match (*a, *b) {
+                            (Some(x), Some(y)) => apply_bin(*op, x, y, *bits),
+                            (Some(0), None) | (None, Some(0)) if absorbs => Some(0),
+                            _ => None,
+                        };
+                    }
+                }
+                Step::Cast {
+                    op,
+                    from,
+                    to,
+                    value,
+                } => {
+                    for (v, x) in row.iter_mut().zip(at(*value)) {
+                        *v = x.map(|x| apply_cast(*op, x, *from, *to));
+                    }
+                }
+                Step::Lane(e) => {
+                    for (v, env) in row.iter_mut().zip(envs) {
+                        *v = eval(e, env);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -288,6 +378,8 @@ pub fn block_accesses(
     let mut out = Vec::with_capacity(block.count() as usize);
     let mut delta: Option<Option<i64>> = None;
     let mut per_thread = false;
+    let tape = Tape::of(address);
+    let mut values = Vec::new();
     for t in thread_coords(block) {
         env.tid = t;
         env.standin = Standin::Absent;
@@ -299,10 +391,10 @@ pub fn block_accesses(
             continue;
         }
         env.standin = Standin::Low;
-        let low = eval(address, env);
+        let low = tape.eval(env, &mut values);
         if symbolic {
             env.standin = Standin::High;
-            let high = eval(address, env);
+            let high = tape.eval(env, &mut values);
             let d = low.zip(high).map(|(l, h)| h.wrapping_sub(l));
             per_thread |= d.is_none() || *delta.get_or_insert(d) != d;
         }

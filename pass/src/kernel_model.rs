@@ -9,8 +9,15 @@
 //! tries caching pairs of bypassed loads together: a bounded local search, so its result is never above `cache-all`,
 //! `cache-none` or `conservative` on the simulated trace.
 //!
+//! The search may be bounded ([`SearchLimit`], issue 16): the four complete
+//! choices and the `unknown` pinning always run; past the limit the flips
+//! and pairs stop and `auto` keeps the best choice found so far, which is
+//! still never above the three starts. The result says that it stopped.
+//!
 //! Pure: trace, L1 configuration and the paper's verdicts in; figures and
 //! choices out. No IR, no report text.
+
+use std::time::Instant;
 
 use crate::l1sim::{Fill, InstResult, L1Config, L1Error, Requests, L1};
 use crate::trace::{Kind, Trace, UNKNOWN_REGION};
@@ -31,6 +38,29 @@ pub struct PolicyBytes {
     pub aggressive: u64,
 }
 
+/// How far `auto`'s search may go: simulated thread-accesses over all its
+/// simulations (each replays the whole trace), and a wall-clock deadline.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchLimit {
+    pub simulated_accesses: u64,
+    pub deadline: Option<Instant>,
+}
+
+impl SearchLimit {
+    pub const NONE: SearchLimit = SearchLimit {
+        simulated_accesses: u64::MAX,
+        deadline: None,
+    };
+}
+
+/// Why the search stopped before it was done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchCut {
+    SimulatedAccesses,
+    /// The deadline passed: the figures are not reproducible.
+    WallTime,
+}
+
 /// The model of one kernel on one SM.
 #[derive(Clone, Debug)]
 pub struct KernelModel {
@@ -42,6 +72,10 @@ pub struct KernelModel {
     pub instructions: Vec<InstResult>,
     /// Simulations run (for the report and the benchmarks).
     pub simulations: u32,
+    /// Thread-accesses replayed over all simulations.
+    pub simulated_accesses: u64,
+    /// Set when the search stopped at its limit.
+    pub cut: Option<SearchCut>,
 }
 
 /// The paper's verdict on a trace instruction: `Some(cache?)` for a decided
@@ -59,6 +93,23 @@ pub fn model(
     aggressive: &Verdicts,
     l1_usable: bool,
 ) -> Result<KernelModel, L1Error> {
+    model_within(
+        trace,
+        config,
+        [conservative, aggressive],
+        l1_usable,
+        SearchLimit::NONE,
+    )
+}
+
+/// [`model`] with its search bounded by `limit`.
+pub fn model_within(
+    trace: &Trace,
+    config: L1Config,
+    [conservative, aggressive]: [&Verdicts; 2],
+    l1_usable: bool,
+    limit: SearchLimit,
+) -> Result<KernelModel, L1Error> {
     let mut l1 = L1::new(config)?;
     let n = trace.instructions.len();
     let default = config.default_load_allocates;
@@ -73,6 +124,10 @@ pub fn model(
         trace,
         requests: &requests,
         simulations: 0,
+        simulated_accesses: 0,
+        limit,
+        cut: None,
+        seen: Vec::new(),
     };
     let all = search.bytes(&vec![l1_usable; n])?;
     let none = search.bytes(&vec![false; n])?;
@@ -119,6 +174,8 @@ pub fn model(
         auto,
         instructions: sim.instructions,
         simulations: search.simulations + 1,
+        simulated_accesses: search.simulated_accesses + trace.thread_accesses(),
+        cut: search.cut,
     })
 }
 
@@ -127,16 +184,29 @@ struct Search<'a> {
     trace: &'a Trace,
     requests: &'a Requests,
     simulations: u32,
+    simulated_accesses: u64,
+    limit: SearchLimit,
+    cut: Option<SearchCut>,
+    /// Choices simulated, with their bytes.
+    seen: Vec<(Vec<bool>, u64)>,
 }
 
 impl Search<'_> {
+    /// The L2 bytes of one choice; a choice already simulated is not
+    /// simulated again (the starts often coincide: conservative is
+    /// cache-none where the paper bypasses every load).
     fn bytes(&mut self, cached: &[bool]) -> Result<u64, L1Error> {
+        if let Some(&(_, b)) = self.seen.iter().find(|(c, _)| c == cached) {
+            return Ok(b);
+        }
         self.simulations += 1;
-        Ok(self
-            .l1
+        self.simulated_accesses += self.trace.thread_accesses();
+        let b = (self.l1)
             .run_requests(self.trace, self.requests, cached)?
             .loads
-            .l2_bytes)
+            .l2_bytes;
+        self.seen.push((cached.to_vec(), b));
+        Ok(b)
     }
 
     /// The executed loads whose every lane address is a synthetic unknown.
@@ -169,6 +239,9 @@ impl Search<'_> {
         for _ in 0..MAX_PASSES {
             let mut improved = false;
             for &i in &decided {
+                if self.spent() {
+                    return Ok((best, auto));
+                }
                 auto[i] = !auto[i];
                 let b = self.bytes(&auto)?;
                 if b < best {
@@ -206,6 +279,9 @@ impl Search<'_> {
                 if auto[i] || auto[j] || tried >= MAX_PAIRS {
                     continue;
                 }
+                if self.spent() {
+                    return Ok((best, auto));
+                }
                 tried += 1;
                 (auto[i], auto[j]) = (true, true);
                 let b = self.bytes(&auto)?;
@@ -217,6 +293,20 @@ impl Search<'_> {
             }
         }
         Ok((best, auto))
+    }
+
+    /// Whether another simulation would pass the limit (then the search
+    /// stops, and says why).
+    fn spent(&mut self) -> bool {
+        if self.cut.is_none() {
+            let next = self.simulated_accesses + self.trace.thread_accesses();
+            if next > self.limit.simulated_accesses {
+                self.cut = Some(SearchCut::SimulatedAccesses);
+            } else if self.limit.deadline.is_some_and(|d| Instant::now() >= d) {
+                self.cut = Some(SearchCut::WallTime);
+            }
+        }
+        self.cut.is_some()
     }
 
     fn executed(&self, inst: usize) -> bool {

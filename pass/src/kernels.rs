@@ -57,11 +57,15 @@ pub fn shape_for<'a>(shapes: &'a [KernelShape], symbol: &str) -> Option<&'a Kern
 /// the source, ignoring namespaces, classes, template arguments and
 /// parameters: `_ZN2ns4kernIfEEvPT_` names `kern`.
 pub fn names_kernel(symbol: &str, ident: &str) -> bool {
-    if symbol == ident {
-        return true;
-    }
+    symbol == ident || (symbol.starts_with("_Z") && source_name(symbol) == ident)
+}
+
+/// The name a symbol has in the source, as `--block-dim=NAME=` takes it:
+/// without namespaces, classes, template arguments and parameters; an
+/// unmangled symbol is its own.
+pub fn source_name(symbol: &str) -> String {
     if !symbol.starts_with("_Z") {
-        return false;
+        return symbol.to_string();
     }
     // `(anonymous namespace)::k` would otherwise end the name at its '('.
     let full = demangle(symbol).replace("(anonymous namespace)", "anonymous");
@@ -85,7 +89,31 @@ pub fn names_kernel(symbol: &str, ident: &str) -> bool {
     }
     // Return types of templates come first: `void ns::kern<float>`.
     let name = name.rsplit(' ').next().unwrap_or(name);
-    name.rsplit("::").next() == Some(ident)
+    name.rsplit("::").next().unwrap_or(name).to_string()
+}
+
+/// Of `names`, the one nearest to `wanted` in edit distance (the first of
+/// equals), for "did you mean" warnings.
+pub fn nearest<'a>(wanted: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    names.into_iter().min_by_key(|n| edit_distance(wanted, n))
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 #[derive(Clone, Debug)]
@@ -247,6 +275,17 @@ mod tests {
         assert!(names_kernel("_ZL6kernelPf", "kernel"));
         assert!(names_kernel("_ZN12_GLOBAL__N_16kernelEPf", "kernel"));
         assert!(names_kernel("saxpy", "saxpy"));
+    }
+
+    #[test]
+    fn nearest_name_by_edit_distance() {
+        assert_eq!(source_name("_ZN2ns6kernelIfLi4EEEvPT_"), "kernel");
+        assert_eq!(source_name("saxpy"), "saxpy");
+        let names = ["stencil", "saxpy", "transpose"];
+        assert_eq!(nearest("sxapy", names), Some("saxpy"));
+        assert_eq!(nearest("transposed", names), Some("transpose"));
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(nearest("x", []), None);
     }
 
     #[test]

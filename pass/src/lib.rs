@@ -169,13 +169,18 @@ pub fn run(module: ir::Module, mode: Mode, opts: &Options) -> Result<Outcome, Er
     })
 }
 
-/// Every kernel's whole-SM access trace (the kernel-level model's, design.md
-/// §6), for the locality curves, with the analysis' report; the module is
-/// not changed.
+/// The whole-SM access trace (the kernel-level model's, design.md §6) of
+/// the kernel `kernel` names (symbol, demangled name, or that name without
+/// parameters; when `None`, the module's only kernel, or
+/// none when it has several), for the locality
+/// curves, with the analysis' report of the kernels traced and the names of
+/// all kernels of the module. Only those kernels are analysed; the module
+/// is not changed.
 pub fn kernel_traces(
     module: &inkwell::module::Module,
     opts: &Options,
-) -> Result<(Report, Vec<analysis::KernelTrace>), Error> {
+    kernel: Option<&str>,
+) -> Result<(Report, Vec<analysis::KernelTrace>, Vec<String>), Error> {
     // SAFETY: the inkwell module outlives this call and is not disposed by it.
     let m = unsafe { ir::Module::from_raw(module.as_mut_ptr()) };
     let triple = m.triple();
@@ -183,8 +188,9 @@ pub fn kernel_traces(
         return Err(Error::WrongTarget { triple });
     }
     analysis::check_arch(m, opts)?;
-    let (analysis, traces) = analysis::kernel_traces(m, opts);
-    Ok((analysis.report, traces))
+    let wanted = kernel.map_or(analysis::Wanted::Sole, analysis::Wanted::Named);
+    let (analysis, traces, names) = analysis::kernel_traces(m, opts, wanted);
+    Ok((analysis.report, traces, names))
 }
 
 /// Writes a report to a file, or to stderr when no file is given.

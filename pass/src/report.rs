@@ -44,6 +44,29 @@ pub struct KernelReport {
     /// The kernel-level model of one SM (kernels only; issue 7).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simulated: Option<Simulated>,
+    /// The model's budgets this kernel reached, each with what its decisions
+    /// rest on instead (issue 16); empty when none was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub budget: Vec<BudgetHit>,
+}
+
+/// One budget of the kernel-level model that a kernel reached.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct BudgetHit {
+    /// Which budget: `kernel evaluation steps`, `kernel search`, `module
+    /// thread-accesses`, `module evaluation steps`, `module search`, `wall
+    /// time`.
+    pub budget: String,
+    /// Its value (steps, accesses; milliseconds for the wall time).
+    pub limit: u64,
+    /// What the kernel's decisions rest on instead, in words.
+    pub fallback: String,
+    /// `paper` when the paper's per-load rules (conservative) decided every
+    /// load, `model` when the kernel-level model still did, on less.
+    pub decided_by: String,
+    /// False only for the wall-time guard: whether it is reached depends on
+    /// the machine.
+    pub deterministic: bool,
 }
 
 /// The kernel-level model's figures for one kernel: bytes from L2 into one
@@ -61,6 +84,20 @@ pub struct Simulated {
     pub thread_accesses: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub truncated: Option<String>,
+    /// What the model's run cost, in the units of its budgets.
+    #[serde(default)]
+    pub cost: ModelCost,
+}
+
+/// The work of one kernel's model, in the units its budgets count.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+pub struct ModelCost {
+    /// Expression nodes evaluated for one lane each, in the walk.
+    pub evaluation_steps: u64,
+    /// L1 simulations of `auto`'s search (each replays the whole trace).
+    pub simulations: u32,
+    /// Thread-accesses replayed over all of them.
+    pub simulated_accesses: u64,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Default)]
@@ -582,6 +619,20 @@ impl Report {
             );
             if let Some(m) = &k.simulated {
                 m.write_text(&mut s);
+            }
+            for b in &k.budget {
+                let _ = writeln!(
+                    s,
+                    "  budget: {} ({}) reached{}; decided by {}",
+                    b.budget,
+                    b.limit,
+                    if b.deterministic {
+                        ""
+                    } else {
+                        " (machine-dependent)"
+                    },
+                    b.fallback
+                );
             }
             let ambiguous = k.ambiguous_sites();
             if k.loads.is_empty() {

@@ -9,23 +9,197 @@
 //! reference part); the L1 is modelled fully associative (NVIDIA documents
 //! no associativity) with `fermi` line fills or `sectored` sector fills as
 //! the analysis' model says.
+//!
+//! **Budgets** (issue 16). The model's work is bounded per kernel and per
+//! module ([`ModelBudget`]), in deterministic units: thread-accesses walked,
+//! evaluation steps (one expression node for one lane) and thread-accesses
+//! replayed by `auto`'s simulations; and, as a last resort far above the
+//! normal cost, by wall time per module. What happens at each, in order:
+//! 1. the walk's own budgets (`walk::DEFAULT_BUDGET`: iterations per loop
+//!    entry, thread-accesses, block entries) cut the trace: the model decides
+//!    on the simulated part (`simulated.truncated`, as before);
+//! 2. the kernel's evaluation-step budget, or what is left of the module's
+//!    thread-accesses or evaluation steps, cuts the trace earlier: the model
+//!    decides on fewer sampled threads;
+//! 3. the kernel's or module's search budget stops `auto`'s search: it keeps
+//!    the best choice found so far (never above cache-all, cache-none or
+//!    conservative, which always run);
+//! 4. a module budget spent below [`MIN_GRANT`] thread-accesses, or the wall
+//!    time: the model does not run, and the paper's per-load rules
+//!    (conservative) decide every load of the kernel.
+//!
+//! Each is reported per kernel (`KernelReport::budget`), with what the
+//! decisions rest on; only the wall-time guard depends on the machine.
 
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use crate::generation::{Arch, Model};
 use crate::geometry::Dim3;
 use crate::hardware::{GlobalLoads, Hardware};
 use crate::ir::Value;
-use crate::kernel_model::{model, KernelModel};
+use crate::kernel_model::{model_within, KernelModel, SearchCut, SearchLimit};
 use crate::kernel_trace::{kernel_program, resident_blocks, KernelProgram, Scope, TracedLoad};
 use crate::l1sim::{L1Config, Provenance};
 use crate::memory::Memory;
 use crate::occupancy::occupancy;
 use crate::policy::Decision;
-use crate::report::{LoadModel, PolicyTraffic, Simulated};
+use crate::report::{BudgetHit, LoadModel, ModelCost, PolicyTraffic, Simulated};
 use crate::trace::Trace;
-use crate::walk::{walk, Launch, DEFAULT_BUDGET};
+use crate::walk::{walk_limited, Budget, Cut, Launch, Limits, DEFAULT_BUDGET};
+
+/// The model's work in the units its budgets count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Spend {
+    /// Thread-accesses walked into the trace.
+    pub thread_accesses: u64,
+    /// Expression nodes evaluated for one lane each, in the walk.
+    pub evaluation_steps: u64,
+    /// Thread-accesses replayed by `auto`'s simulations.
+    pub simulated_accesses: u64,
+}
+
+/// What the model may spend per kernel and per module, and the wall-time
+/// guard per module.
+#[derive(Clone, Copy, Debug)]
+pub struct ModelBudget {
+    pub kernel: Spend,
+    pub module: Spend,
+    pub wall: Duration,
+}
+
+/// The default budgets. The largest costs of the 61 testdata `.cu` files
+/// (sm_52 and sm_90, before the budgets existed): per kernel 2^19
+/// thread-accesses (the walk's own cut), 22.8 M evaluation steps
+/// (`matmul_global_tiles.cu`), 5.3 M simulated accesses (`btree_search.cu`);
+/// per module 0.86 M thread-accesses, 34.2 M evaluation steps, 5.7 M
+/// simulated accesses. Each budget is at least 2.4 times those, so no
+/// figure of them changes; the module's bound a file of many heavy kernels
+/// (`testdata/stress/hash_loops.cu`) to a fraction of a second.
+pub const DEFAULT_MODEL_BUDGET: ModelBudget = ModelBudget {
+    kernel: Spend {
+        thread_accesses: DEFAULT_BUDGET.accesses,
+        evaluation_steps: 1 << 26,
+        simulated_accesses: 1 << 24,
+    },
+    module: Spend {
+        thread_accesses: 1 << 21,
+        evaluation_steps: 1 << 27,
+        simulated_accesses: 1 << 25,
+    },
+    // A last resort, far above the normal cost (the slowest testdata file's
+    // whole model takes well under a second).
+    wall: Duration::from_secs(20),
+};
+
+/// The fewest thread-accesses worth a model: when less is left of the
+/// module's budget, the paper's rules decide the kernel.
+pub const MIN_GRANT: u64 = 1 << 12;
+
+/// A module's model budget as its kernels spend it, in analysis order (so
+/// that what each kernel gets is the same on every run).
+pub struct ModuleBudget {
+    budget: ModelBudget,
+    spent: Spend,
+    deadline: Instant,
+}
+
+/// What one kernel may spend: per unit, the smaller of the kernel's budget
+/// and what is left of the module's.
+#[derive(Clone, Copy, Debug)]
+pub struct Grant {
+    spend: Spend,
+    /// Per unit (accesses, steps, simulated): whether the module's remainder
+    /// is the smaller.
+    by_module: [bool; 3],
+    deadline: Instant,
+    budget: ModelBudget,
+}
+
+impl ModuleBudget {
+    pub fn new(budget: ModelBudget) -> ModuleBudget {
+        ModuleBudget {
+            budget,
+            spent: Spend::default(),
+            deadline: Instant::now() + budget.wall,
+        }
+    }
+
+    /// The next kernel's grant, or why it gets no model.
+    pub fn grant(&self) -> Result<Grant, BudgetHit> {
+        let (k, m, s) = (self.budget.kernel, self.budget.module, self.spent);
+        let left = |limit: u64, spent: u64| limit.saturating_sub(spent);
+        let units = [
+            (
+                k.thread_accesses,
+                left(m.thread_accesses, s.thread_accesses),
+            ),
+            (
+                k.evaluation_steps,
+                left(m.evaluation_steps, s.evaluation_steps),
+            ),
+            (
+                k.simulated_accesses,
+                left(m.simulated_accesses, s.simulated_accesses),
+            ),
+        ];
+        let names = [
+            "module thread-accesses",
+            "module evaluation steps",
+            "module search",
+        ];
+        let limits = [m.thread_accesses, m.evaluation_steps, m.simulated_accesses];
+        for (i, (_, left)) in units.iter().enumerate() {
+            if *left < MIN_GRANT {
+                return Err(paper_rules(names[i], limits[i], true));
+            }
+        }
+        if Instant::now() >= self.deadline {
+            return Err(wall_time(self.budget.wall));
+        }
+        let [a, e, x] = units.map(|(kernel, left)| kernel.min(left));
+        Ok(Grant {
+            spend: Spend {
+                thread_accesses: a,
+                evaluation_steps: e,
+                simulated_accesses: x,
+            },
+            by_module: units.map(|(kernel, left)| left < kernel),
+            deadline: self.deadline,
+            budget: self.budget,
+        })
+    }
+
+    pub fn charge(&mut self, cost: Spend) {
+        self.spent.thread_accesses += cost.thread_accesses;
+        self.spent.evaluation_steps += cost.evaluation_steps;
+        self.spent.simulated_accesses += cost.simulated_accesses;
+    }
+}
+
+/// The hit that sends a kernel to the paper's rules.
+fn paper_rules(budget: &str, limit: u64, deterministic: bool) -> BudgetHit {
+    BudgetHit {
+        budget: budget.into(),
+        limit,
+        fallback: "the paper's per-load rules (conservative); no kernel-level model".into(),
+        decided_by: "paper".into(),
+        deterministic,
+    }
+}
+
+fn wall_time(wall: Duration) -> BudgetHit {
+    paper_rules("wall time", wall.as_millis() as u64, false)
+}
+
+/// Why a kernel has no model.
+pub enum NoModel {
+    /// The model cannot run (the launch does not fit the SM, ...).
+    Error(String),
+    /// A budget: the paper's rules decide.
+    Budget(BudgetHit),
+}
 
 /// What the model needs of one kernel.
 pub struct KernelInputs<'a> {
@@ -40,6 +214,7 @@ pub struct KernelInputs<'a> {
     /// Evaluated loads, with the paper's (conservative, aggressive) verdicts.
     pub loads: &'a [(TracedLoad, [Decision; 2])],
     pub static_shared_bytes: u64,
+    pub grant: Grant,
 }
 
 /// The model's result, ready for the report.
@@ -49,12 +224,18 @@ pub struct SmResult {
     pub loads: HashMap<usize, (LoadModel, bool)>,
     /// The simulated trace (for the locality curves).
     pub trace: Trace,
+    /// What the model spent, for the module's budget.
+    pub spent: Spend,
+    /// The budgets it reached (the model still decided, on less).
+    pub budget: Vec<BudgetHit>,
 }
 
-pub fn simulate(k: &KernelInputs) -> Result<SmResult, String> {
+pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     let hw = Hardware::for_arch(k.arch);
-    let threads = u32::try_from(k.block.count()).map_err(|_| "block too large".to_string())?;
-    let occ = occupancy(hw, threads, None, k.static_shared_bytes).map_err(|e| e.to_string())?;
+    let threads = u32::try_from(k.block.count())
+        .map_err(|_| NoModel::Error("block too large".to_string()))?;
+    let occ = occupancy(hw, threads, None, k.static_shared_bytes)
+        .map_err(|e| NoModel::Error(e.to_string()))?;
     let program = kernel_program(
         k.function,
         &k.loads.iter().map(|l| l.0).collect::<Vec<_>>(),
@@ -68,14 +249,55 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, String> {
         args: k.args.clone(),
         memory: k.memory.clone(),
     };
-    let trace = walk(
+    let grant = k.grant;
+    let walked = walk_limited(
         &program.program,
         program.instructions.clone(),
         &launch,
-        DEFAULT_BUDGET,
+        Budget {
+            accesses: grant.spend.thread_accesses,
+            ..DEFAULT_BUDGET
+        },
+        Limits {
+            evaluations: grant.spend.evaluation_steps,
+            deadline: Some(grant.deadline),
+        },
     );
+    let mut budget = Vec::new();
+    let cut_model = |name: &str, limit: u64, accesses: u64| BudgetHit {
+        budget: name.into(),
+        limit,
+        fallback: format!(
+            "the kernel-level model on fewer sampled threads: the first {accesses} thread-accesses"
+        ),
+        decided_by: "model".into(),
+        deterministic: true,
+    };
+    let (kb, mb) = (grant.budget.kernel, grant.budget.module);
+    let accesses = walked.trace.thread_accesses();
+    match walked.cut {
+        Some(Cut::WallTime) => return Err(NoModel::Budget(wall_time(grant.budget.wall))),
+        Some(Cut::Accesses) if grant.by_module[0] => budget.push(cut_model(
+            "module thread-accesses",
+            mb.thread_accesses,
+            accesses,
+        )),
+        Some(Cut::Evaluations) if grant.by_module[1] => budget.push(cut_model(
+            "module evaluation steps",
+            mb.evaluation_steps,
+            accesses,
+        )),
+        Some(Cut::Evaluations) => budget.push(cut_model(
+            "kernel evaluation steps",
+            kb.evaluation_steps,
+            accesses,
+        )),
+        _ => {}
+    }
+    let trace = walked.trace;
     let l1_bytes = occ.l1_bytes_per_sm / 128 * 128;
-    let capacity = u32::try_from(l1_bytes).map_err(|_| "L1 too large".to_string())?;
+    let capacity =
+        u32::try_from(l1_bytes).map_err(|_| NoModel::Error("L1 too large".to_string()))?;
     let mut config = match k.model {
         Model::Fermi => L1Config::line_fill(capacity),
         Model::Sectored => L1Config::sector_fill(capacity),
@@ -93,7 +315,39 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, String> {
             .collect()
     };
     let usable = occ.l1_serves_global_loads && hw.global_loads != GlobalLoads::L2Only;
-    let m = model(&trace, config, &verdicts(0), &verdicts(1), usable).map_err(|e| e.to_string())?;
+    let limit = SearchLimit {
+        simulated_accesses: grant.spend.simulated_accesses,
+        deadline: Some(grant.deadline),
+    };
+    let m = model_within(&trace, config, [&verdicts(0), &verdicts(1)], usable, limit)
+        .map_err(|e| NoModel::Error(e.to_string()))?;
+    let spent = Spend {
+        thread_accesses: accesses,
+        evaluation_steps: walked.evaluations,
+        simulated_accesses: m.simulated_accesses,
+    };
+    match m.cut {
+        Some(SearchCut::WallTime) => return Err(NoModel::Budget(wall_time(grant.budget.wall))),
+        Some(SearchCut::SimulatedAccesses) => {
+            let (name, limit) = if grant.by_module[2] {
+                ("module search", mb.simulated_accesses)
+            } else {
+                ("kernel search", kb.simulated_accesses)
+            };
+            budget.push(BudgetHit {
+                budget: name.into(),
+                limit,
+                fallback: format!(
+                    "the kernel-level model; auto's search stopped after {} simulations and keeps \
+                     the best choice found (never above cache-all, cache-none or conservative)",
+                    m.simulations
+                ),
+                decided_by: "model".into(),
+                deterministic: true,
+            });
+        }
+        None => {}
+    }
     let occupancy_text = format!(
         "{} blocks/SM ({}-limited; {} registers/thread{}), shared carveout {}, L1 {} B per SM",
         occ.blocks_per_sm,
@@ -123,8 +377,15 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, String> {
             occupancy: occupancy_text,
             thread_accesses: trace.thread_accesses(),
             truncated: trace.truncated.clone(),
+            cost: ModelCost {
+                evaluation_steps: spent.evaluation_steps,
+                simulations: m.simulations,
+                simulated_accesses: spent.simulated_accesses,
+            },
         },
         trace,
+        spent,
+        budget,
     })
 }
 

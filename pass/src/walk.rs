@@ -21,19 +21,22 @@
 //!   turn over all warps of all blocks (the common simulator default);
 //!   `__syncthreads` is not modelled, since round-robin keeps warps in step.
 //! - Budgets: at most [`Budget::iterations`] iterations per loop entry, and
-//!   at most [`Budget::accesses`] thread-accesses in all; the trace says
-//!   which cut it (`Trace::truncated`). Nothing is extrapolated: figures are
-//!   for the simulated part of the kernel, the same part for every policy.
+//!   at most [`Budget::accesses`] thread-accesses in all; with
+//!   [`walk_limited`], also at most [`Limits::evaluations`] evaluation steps
+//!   and a deadline. The trace says which cut it (`Trace::truncated`, and
+//!   [`Walked::cut`]). Nothing is extrapolated: figures are for the
+//!   simulated part of the kernel, the same part for every policy.
+//! - Addresses and phis are evaluated as [`Tape`]s: each distinct node of
+//!   an expression once per lane group, so a hash chain costs its length.
 //!
 //! Pure: program and launch in, trace out. No IR, no cache.
 
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::time::Instant;
 
 use crate::address::Cond;
-use crate::evaluate::{
-    eval, eval_cond, eval_lanes, thread_coords, Env, Scratch, Specialiser, Standin,
-};
+use crate::evaluate::{eval, eval_cond, thread_coords, Env, Specialiser, Standin, Tape};
 use crate::geometry::Dim3;
 use crate::memory::Memory;
 use crate::program::{Exit, MemOp, Node, PhiDef, Program, Shape};
@@ -60,6 +63,50 @@ pub const DEFAULT_BUDGET: Budget = Budget {
     accesses: 1 << 19,
     steps: 1 << 16,
 };
+
+/// Limits on the walk's work beyond [`Budget`]'s (issue 16): evaluation
+/// steps (one expression node for one lane, [`Tape::cost`] per lane) and a
+/// wall-clock deadline, the last resort. The deadline is the one limit
+/// whose effect depends on the machine: a trace it cut says so
+/// ([`Cut::WallTime`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub evaluations: u64,
+    pub deadline: Option<Instant>,
+}
+
+impl Limits {
+    pub const NONE: Limits = Limits {
+        evaluations: u64::MAX,
+        deadline: None,
+    };
+}
+
+/// Which limit ended the walk early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cut {
+    /// [`Budget::accesses`].
+    Accesses,
+    /// [`Budget::steps`], or a warp's own step limit.
+    Steps,
+    /// [`Limits::evaluations`].
+    Evaluations,
+    /// [`Limits::deadline`].
+    WallTime,
+}
+
+/// A trace and what it cost.
+pub struct Walked {
+    pub trace: Trace,
+    /// Evaluation steps spent (see [`Limits`]).
+    pub evaluations: u64,
+    /// The limit that stopped the walk before every warp finished, if one did
+    /// (loops cut at [`Budget::iterations`] still finish).
+    pub cut: Option<Cut>,
+}
+
+/// Limit checks between two looks at the clock.
+const CLOCK_EVERY: u64 = 1 << 10;
 
 /// What one SM runs: the block shape, the co-resident blocks' ids, the
 /// grid (if known) and the argument values given.
@@ -118,8 +165,12 @@ struct Walker<'p> {
     /// thread's position: unknown per thread).
     shift: Vec<Option<i64>>,
     blocks: usize,
+    /// Each memory instruction's address (`[node][op]`) and each phi's
+    /// incoming values (`[node][phi]`), compiled once.
+    address_tapes: Vec<Vec<Tape>>,
+    phi_tapes: Vec<Vec<Vec<(u32, Tape)>>>,
     /// Buffers of the batched evaluation.
-    scratch: Scratch,
+    values: Vec<Option<i64>>,
     low: Vec<Option<i64>>,
     high: Vec<Option<i64>>,
     phi_lanes: Vec<Vec<Option<i64>>>,
@@ -133,6 +184,11 @@ struct Walker<'p> {
     next_unknown: u64,
     truncated: Option<String>,
     total_steps: u64,
+    limits: Limits,
+    evaluations: u64,
+    cut: Option<Cut>,
+    /// Calls of `over_limit`, for the clock.
+    looks: u64,
 }
 
 /// The trace of one SM running `program` under `launch`.
@@ -142,6 +198,17 @@ pub fn walk(
     launch: &Launch,
     budget: Budget,
 ) -> Trace {
+    walk_limited(program, instructions, launch, budget, Limits::NONE).trace
+}
+
+/// [`walk`] within `limits` too, with what the walk cost.
+pub fn walk_limited(
+    program: &Program,
+    instructions: Vec<Instruction>,
+    launch: &Launch,
+    budget: Budget,
+    limits: Limits,
+) -> Walked {
     let program = &specialise(program, launch);
     let shape = Shape::of(program);
     let guarded = guarded_sides(program, &shape);
@@ -151,7 +218,17 @@ pub fn walk(
         standins,
         shift: vec![None; instructions.len() * launch.blocks.len().max(1)],
         blocks: launch.blocks.len().max(1),
-        scratch: Scratch::default(),
+        address_tapes: (program.nodes.iter())
+            .map(|n| n.ops.iter().map(|m| Tape::of(&m.address)).collect())
+            .collect(),
+        phi_tapes: (program.nodes.iter())
+            .map(|n| {
+                (n.phis.iter())
+                    .map(|p| p.incoming.iter().map(|(b, e)| (*b, Tape::of(e))).collect())
+                    .collect()
+            })
+            .collect(),
+        values: Vec::new(),
         low: Vec::new(),
         high: Vec::new(),
         phi_lanes: Vec::new(),
@@ -164,6 +241,10 @@ pub fn walk(
         next_unknown: 0,
         truncated: None,
         total_steps: 0,
+        limits,
+        evaluations: 0,
+        cut: None,
+        looks: 0,
     };
     let mut warps = warps(program, launch, instructions.len());
     let mut trace = Trace {
@@ -174,17 +255,12 @@ pub fn walk(
     };
     let mut addresses = Vec::with_capacity(WARP_SIZE);
     let mut live = true;
-    while live {
+    'walk: while live {
         live = false;
         for w in warps.iter_mut() {
-            if trace.thread_accesses() >= budget.accesses {
-                walker.truncated = Some(format!(
-                    "stopped after {} thread-accesses (budget)",
-                    budget.accesses
-                ));
-                walker.forget_varying(&mut trace);
-                trace.truncated = walker.truncated;
-                return trace;
+            if let Some(cut) = walker.over_limit(&trace) {
+                walker.cut = Some(cut);
+                break 'walk;
             }
             addresses.clear();
             if let Some(e) = walker.next_event(w, &mut addresses) {
@@ -195,7 +271,11 @@ pub fn walk(
     }
     walker.forget_varying(&mut trace);
     trace.truncated = walker.truncated;
-    trace
+    Walked {
+        trace,
+        evaluations: walker.evaluations,
+        cut: walker.cut,
+    }
 }
 
 /// What an expression reads, for the stand-in rules.
@@ -439,6 +519,32 @@ fn reaches_forward(p: &Program, shape: &Shape, from: u32, to: u32) -> bool {
 }
 
 impl Walker<'_> {
+    /// The limit reached before the next event, if one is: thread-accesses,
+    /// evaluation steps, and every [`CLOCK_EVERY`] looks the deadline.
+    fn over_limit(&mut self, trace: &Trace) -> Option<Cut> {
+        if trace.thread_accesses() >= self.budget.accesses {
+            self.truncated = Some(format!(
+                "stopped after {} thread-accesses (budget)",
+                self.budget.accesses
+            ));
+            return Some(Cut::Accesses);
+        }
+        if self.evaluations >= self.limits.evaluations {
+            self.truncated = Some(format!(
+                "stopped after {} evaluation steps (budget)",
+                self.limits.evaluations
+            ));
+            return Some(Cut::Evaluations);
+        }
+        self.looks += 1;
+        let late = |d: Instant| Instant::now() >= d;
+        if self.looks.is_multiple_of(CLOCK_EVERY) && self.limits.deadline.is_some_and(late) {
+            self.truncated = Some("stopped at the wall-time guard (machine-dependent)".into());
+            return Some(Cut::WallTime);
+        }
+        None
+    }
+
     /// Makes the addresses of instructions whose stand-in shift varied
     /// unknown per thread: their stand-in addresses would invent reuse
     /// (`out[y * w + x]` with `w` unknown reads as `out[x]` for every row).
@@ -466,6 +572,7 @@ impl Walker<'_> {
             if let Some((node, lanes, op)) = &mut w.current {
                 let ops = &self.program.nodes[*node as usize].ops;
                 if let Some(m) = ops.get(*op) {
+                    let tape = &self.address_tapes[*node as usize][*op];
                     *op += 1;
                     let mut unknown = false;
                     let uses = self.standins[m.inst as usize];
@@ -481,7 +588,8 @@ impl Walker<'_> {
                         Standins::ThroughVariable => low.resize(lanes.len(), None),
                         Standins::None | Standins::Direct => {
                             let envs: Vec<&Env> = lanes.iter().map(|&l| &w.lanes[l].env).collect();
-                            eval_lanes(&m.address, &envs, &mut low, &mut self.scratch);
+                            tape.eval_lanes(&envs, &mut low, &mut self.values);
+                            self.evaluations += tape.cost() * lanes.len() as u64;
                         }
                     }
                     if uses == Standins::Direct {
@@ -489,7 +597,8 @@ impl Walker<'_> {
                             w.lanes[l].env.standin = Standin::High;
                         }
                         let envs: Vec<&Env> = lanes.iter().map(|&l| &w.lanes[l].env).collect();
-                        eval_lanes(&m.address, &envs, &mut high, &mut self.scratch);
+                        tape.eval_lanes(&envs, &mut high, &mut self.values);
+                        self.evaluations += tape.cost() * lanes.len() as u64;
                         for &l in lanes.iter() {
                             w.lanes[l].env.standin = Standin::Low;
                         }
@@ -544,10 +653,12 @@ impl Walker<'_> {
                     "stopped after {} block entries of all warps (budget)",
                     self.budget.steps
                 ));
+                self.cut.get_or_insert(Cut::Steps);
                 return None;
             }
             if w.steps > MAX_STEPS {
                 self.truncated = Some(format!("a warp entered {MAX_STEPS} blocks"));
+                self.cut.get_or_insert(Cut::Steps);
                 return None;
             }
             let next = w
@@ -565,7 +676,7 @@ impl Walker<'_> {
 
     /// Moves a group of lanes out of `node`, each along the edge its exit
     /// takes; the lanes entering one block get their phis evaluated
-    /// together (`eval_lanes`).
+    /// together (`Tape::eval_lanes`).
     fn leave_group(&mut self, w: &mut Warp, node: u32, lanes: &[usize]) {
         let mut moves = std::mem::take(&mut self.moves);
         moves.clear();
@@ -603,9 +714,12 @@ impl Walker<'_> {
             values.resize_with(target.phis.len(), Vec::new);
             {
                 let envs: Vec<&Env> = lanes.iter().map(|&l| &w.lanes[l].env).collect();
-                for (p, out) in target.phis.iter().zip(values.iter_mut()) {
-                    match p.incoming.iter().find(|i| i.0 == from) {
-                        Some(i) => eval_lanes(&i.1, &envs, out, &mut self.scratch),
+                for (p, out) in self.phi_tapes[to as usize].iter().zip(values.iter_mut()) {
+                    match p.iter().find(|i| i.0 == from) {
+                        Some((_, tape)) => {
+                            tape.eval_lanes(&envs, out, &mut self.values);
+                            self.evaluations += tape.cost() * lanes.len() as u64;
+                        }
                         None => {
                             out.clear();
                             out.resize(lanes.len(), None);
