@@ -527,11 +527,28 @@ impl Split {
             "-Xptxas" | "--ptxas-options" | "-Xcuda-ptxas" => self
                 .ptxas
                 .extend(value(argv, i)?.split(',').map(String::from)),
+            // Separate compilation: clang's flag either way, so that a PTX run
+            // compiles (and the analysis reasons) as for -fgpu-rdc; builds
+            // refuse it (`parse`).
             "-rdc" | "--relocatable-device-code" => {
                 self.rdc = matches!(value(argv, i)?.as_str(), "true" | "1");
+                self.clang.push(
+                    if self.rdc {
+                        "-fgpu-rdc"
+                    } else {
+                        "-fno-gpu-rdc"
+                    }
+                    .into(),
+                );
             }
-            "-fgpu-rdc" => self.rdc = true,
-            "-fno-gpu-rdc" => self.rdc = false,
+            "-fgpu-rdc" => {
+                self.rdc = true;
+                self.clang.push(a.into());
+            }
+            "-fno-gpu-rdc" => {
+                self.rdc = false;
+                self.clang.push(a.into());
+            }
             "-cudart" | "--cudart" => {
                 let v = value(argv, i)?;
                 if !matches!(v.as_str(), "none" | "shared" | "static") {
@@ -739,11 +756,6 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
     if split.pass_through {
         return Ok(Invocation::PassThrough(pass_through(split, own)));
     }
-    if split.rdc {
-        bail!(
-            "separate compilation (-fgpu-rdc, -rdc=true) is not supported: gpucc-cache decides each load with the whole program's device code in view and links no device code; compile without it"
-        );
-    }
     if split.inputs.is_empty() {
         bail!("no input file; usage: gpucc-cache [OPTIONS] kernel.cu (see --help)");
     }
@@ -778,6 +790,11 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
             }
         };
     let single_device = (device_output || ptx_by_name) && !split.host_only;
+    if split.rdc && !single_device {
+        bail!(
+            "separate compilation (-fgpu-rdc, -rdc=true) is not supported for objects and programs: gpucc-cache links no device code; compile without it (PTX with -S takes it)"
+        );
+    }
     if single_device && targets.len() <= 1 {
         return Ok(Invocation::Compile(Box::new(device_job(
             &split,
