@@ -20,6 +20,7 @@ use llvm_sys::LLVMTypeKind;
 
 use crate::annotate::LOAD_KIND;
 use crate::generation::AsmOp;
+use crate::global_loads::{is_ldg, ldg_alignment};
 use crate::keys::{Key, NEUTRAL_LINE};
 
 /// Metadata on a decided load the lowering had to leave plain, with the reason.
@@ -213,11 +214,16 @@ fn lower_one(
     let ty = load.ty();
     let bytes = layout.store_size(ty);
     let s = shape(ty, bytes, layout)?;
+    // An `__ldg()` call states its alignment as an operand.
+    let align = if is_ldg(load) {
+        ldg_alignment(load).unwrap_or(0)
+    } else {
+        load.alignment()
+    };
     // PTX wants the address aligned to the whole access (vector included).
-    if (load.alignment() as u64) < bytes {
+    if (align as u64) < bytes {
         return Err(format!(
-            "alignment {} is below the {bytes} bytes ld.global needs",
-            load.alignment()
+            "alignment {align} is below the {bytes} bytes ld.global needs"
         ));
     }
     let b = Builder::before(module, load);
@@ -279,14 +285,23 @@ fn lower_one(
     Ok(())
 }
 
+/// A load the lowering may rewrite: a plain load that is neither volatile
+/// nor atomic, or an `__ldg()` call (its operator keeps `.nc`).
+fn is_lowerable(load: Value) -> bool {
+    match load.opcode() {
+        Some(Opcode::LLVMLoad) => !load.is_volatile() && !load.is_atomic(),
+        Some(Opcode::LLVMCall) => is_ldg(load),
+        _ => false,
+    }
+}
+
 /// Lowers each load of `plan` (this run's decisions, typed) to inline asm.
 pub fn lower(module: Module, plan: &[(Value, AsmOp)]) -> Outcomes {
     let kind = module.md_kind(LOAD_KIND);
     let layout = module.data_layout();
     let mut out = HashMap::new();
     for &(load, op) in plan {
-        // Never volatile or atomic.
-        if load.opcode() != Some(Opcode::LLVMLoad) || load.is_volatile() || load.is_atomic() {
+        if !is_lowerable(load) {
             continue;
         }
         let result = lower_one(module, &layout, load, op, kind);
@@ -314,10 +329,7 @@ pub fn annotated_plan(
     let kind = module.md_kind(LOAD_KIND);
     let mut plan = Vec::new();
     for f in module.functions() {
-        for load in f
-            .instructions()
-            .filter(|i| i.opcode() == Some(Opcode::LLVMLoad))
-        {
+        for load in f.instructions().filter(|&i| is_lowerable(i)) {
             let Some(op) = recorded_operator(load, kind) else {
                 continue;
             };
