@@ -19,9 +19,10 @@ use std::collections::HashMap;
 use llvm_sys::LLVMTypeKind;
 
 use crate::annotate::LOAD_KIND;
+use crate::error::Error;
 use crate::generation::AsmOp;
 use crate::global_loads::{is_ldg, ldg_alignment};
-use crate::keys::{Key, NEUTRAL_LINE};
+use crate::keys::{self, Key, NEUTRAL_LINE};
 
 /// Metadata on a decided load the lowering had to leave plain, with the reason.
 pub const UNLOWERED_KIND: &str = "gpucc.cache.unlowered";
@@ -341,17 +342,26 @@ pub fn annotated_plan(
     plan
 }
 
-/// Moves the debug location of every keyed read to its key line
-/// (`keys`), and gives loads and calls that have no location the neutral
-/// line, so that no `ld.global` inherits another load's key. Changes debug
-/// locations only, never code.
-pub fn write_keys(module: Module, keyed: &[(Value, Key)]) {
+/// Moves the debug location of every keyed read to its key line in the
+/// key file (`keys`), and gives loads and calls that have no location the
+/// neutral line there, so that no `ld.global` inherits another load's key.
+/// Changes debug locations only, never code. Refuses a module whose own
+/// debug info already names the key file: its lines would read as keys.
+pub fn write_keys(module: Module, keyed: &[(Value, Key)]) -> Result<(), Error> {
+    if let Some(file) = module
+        .debug_file_names()
+        .into_iter()
+        .find(|f| keys::is_key_file(f))
+    {
+        return Err(Error::ReservedDebugFile { file });
+    }
     let mut functions: Vec<Value> = keyed.iter().map(|(i, _)| i.parent_function()).collect();
     functions.sort();
     functions.dedup();
-    module.ensure_subprograms(&functions);
+    module.ensure_subprograms(&functions, keys::KEY_FILE);
+    let mut locations = module.key_locations(keys::KEY_FILE);
     for (inst, key) in keyed {
-        inst.set_debug_line(key.line());
+        inst.set_key_line(&mut locations, key.line());
     }
     for f in module.functions() {
         if f.is_declaration() || f.subprogram().is_null() {
@@ -360,10 +370,11 @@ pub fn write_keys(module: Module, keyed: &[(Value, Key)]) {
         for i in f.instructions() {
             let reads = matches!(i.opcode(), Some(Opcode::LLVMLoad | Opcode::LLVMCall));
             if reads && !i.has_debug_loc() {
-                i.set_debug_line(NEUTRAL_LINE);
+                i.set_key_line(&mut locations, NEUTRAL_LINE);
             }
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]

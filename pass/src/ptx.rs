@@ -4,10 +4,13 @@
 //! The pass leaves every load plain and marks each global load with a key in
 //! its debug location (`keys`). The code generator then writes exactly what
 //! clang writes, plus `.loc` directives. Here each `ld.global` is matched to
-//! the key of the `.loc` in force before it, its cache operator is written
-//! for the PTX's own `.target` and `.version`, and the keys (and, when the
-//! debug info was ours, all of it) are removed, so that the result equals
-//! clang's PTX except for the operators.
+//! the key of the `.loc` in force before it (only a `.loc` in the key file,
+//! `keys::KEY_FILE`, carries one: the source's own lines never do), its
+//! cache operator is written for the PTX's own `.target` and `.version`, and
+//! the keys (and, when the debug info was ours, all of it) are removed, so
+//! that the result equals clang's PTX except for the operators. With the user's own debug info
+//! (`Strip::KeysOnly`) the key file's `.file` entry stays, so that the file
+//! numbers the DWARF sections use stay valid.
 //!
 //! Operators, per PTX ISA `ld` and design.md §5: before sm_70 "cache" is
 //! `.ca` and "bypass" `.cg`; from sm_70 "cache" is the plain (weak,
@@ -195,17 +198,40 @@ fn function_name(line: &str) -> Option<String> {
     (!name.is_empty()).then_some(name)
 }
 
-/// The line number of a `.loc file line column` directive.
-fn loc_line(trimmed: &str) -> Option<u32> {
+/// The file index and line number of a `.loc file line column` directive.
+fn loc_file_line(trimmed: &str) -> Option<(u32, u32)> {
     let rest = trimmed.strip_prefix(".loc")?;
     if !rest.starts_with([' ', '\t']) {
         return None;
     }
-    rest.split_whitespace()
-        .nth(1)?
-        .trim_end_matches(',')
-        .parse()
-        .ok()
+    let mut fields = rest.split_whitespace().map(|f| f.trim_end_matches(','));
+    let file = fields.next()?.parse().ok()?;
+    let line = fields.next()?.parse().ok()?;
+    Some((file, line))
+}
+
+/// The index of a `.file index "path"` directive whose path names the key
+/// file (`keys::KEY_FILE`). A path with escapes is never the key file, whose
+/// name has none.
+fn key_file_index(trimmed: &str) -> Option<u32> {
+    let rest = trimmed.strip_prefix(".file")?;
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let rest = rest.trim_start();
+    let digits = rest.find(|c: char| !c.is_ascii_digit())?;
+    let index = rest[..digits].parse().ok()?;
+    let quoted = rest[digits..].trim_start().strip_prefix('"')?;
+    let path = &quoted[..quoted.find('"')?];
+    (!path.contains('\\') && keys::is_key_file(path)).then_some(index)
+}
+
+/// The file indices of the key file in the PTX's `.file` table (which
+/// LLVM writes after the functions).
+fn key_files(ptx: &str) -> Vec<u32> {
+    ptx.lines()
+        .filter_map(|l| key_file_index(l.trim()))
+        .collect()
 }
 
 /// Debug-only lines that clang writes only when debug info is on.
@@ -242,6 +268,8 @@ fn split_instruction(line: &str) -> Option<(&str, &str, &str)> {
 /// State of one pass over the text.
 struct Walk {
     strip: Strip,
+    /// The key file's indices in the `.file` table: only their `.loc`s are keys.
+    key_files: Vec<u32>,
     target: Target,
     function: String,
     key: Option<Key>,
@@ -269,9 +297,10 @@ impl Walk {
             self.function = name;
             self.key = None;
         }
-        if let Some(n) = loc_line(t) {
-            self.key = Key::from_line(n);
-            let drop = self.strip == Strip::AllDebugInfo || keys::is_ours(n);
+        if let Some((file, n)) = loc_file_line(t) {
+            let ours = self.key_files.contains(&file);
+            self.key = if ours { Key::from_line(n) } else { None };
+            let drop = self.strip == Strip::AllDebugInfo || ours;
             return (!drop).then(|| line.to_string());
         }
         if self.strip == Strip::AllDebugInfo {
@@ -340,6 +369,7 @@ pub fn apply_with(
     let target = target(ptx)?;
     let mut walk = Walk {
         strip,
+        key_files: key_files(ptx),
         target,
         function: String::new(),
         key: None,
@@ -795,13 +825,17 @@ mod tests {
             decision: Decision::Cache,
         }
         .line();
+        // File 1 is the source's, file 2 the key file: the same key line in
+        // file 1 (`#line 1073741826`) is the source's own, never a key.
         let ptx = format!(
             "//\n.version 8.5\n.target sm_52, debug\n.address_size 64\n\n.visible .entry k(\n)\n{{\n\
-             \t.loc\t1 0 0\n$L__func_begin0:\n\t.loc\t1 {bypass} 0\n\t@%p1 ld.global.f32 \t%f1, [%rd1+4];\n\
-             \t.loc\t1 {cache} 0\n\tld.global.nc.f32 \t%f2, [%rd2];\n\tld.global.v2.u32 \t{{%r1, %r2}}, [%rd3];\n\
+             \t.loc\t1 0 0\n$L__func_begin0:\n\t.loc\t2 {bypass} 0\n\t@%p1 ld.global.f32 \t%f1, [%rd1+4];\n\
+             \t.loc\t2 {cache} 0\n\tld.global.nc.f32 \t%f2, [%rd2];\n\tld.global.v2.u32 \t{{%r1, %r2}}, [%rd3];\n\
              \t// begin inline asm\n\tld.global.f32 %f3, [%rd4];\n\t// end inline asm\n\
-             \t.loc\t1 {} 0\n\tld.global.u8 \t%rs1, [%rd5];\n\tret;\n$L__tmp1:\n$L__func_end0:\n}}\n\
-             \t.file\t1 \"k.cu\"\n\t.section\t.debug_abbrev\n\t{{\n.b8 1\n\t}}\n\t.section\t.debug_loc\t{{\t}}\n",
+             \t.loc\t2 {} 0\n\tld.global.u8 \t%rs1, [%rd5];\n\
+             \t.loc\t1 {bypass} 0\n\tld.global.f32 \t%f4, [%rd6];\n\tret;\n$L__tmp1:\n$L__func_end0:\n}}\n\
+             \t.file\t1 \"/src/k.cu\"\n\t.file\t2 \"gpucc-cache-keys\"\n\
+             \t.section\t.debug_abbrev\n\t{{\n.b8 1\n\t}}\n\t.section\t.debug_loc\t{{\t}}\n",
             keys::NEUTRAL_LINE
         );
         let a = apply(&ptx, Strip::AllDebugInfo).unwrap();
@@ -810,11 +844,12 @@ mod tests {
              \t@%p1 ld.global.cg.f32 \t%f1, [%rd1+4];\n\
              \tld.global.nc.f32 \t%f2, [%rd2];\n\tld.global.ca.v2.u32 \t{%r1, %r2}, [%rd3];\n\
              \t// begin inline asm\n\tld.global.f32 %f3, [%rd4];\n\t// end inline asm\n\
-             \tld.global.u8 \t%rs1, [%rd5];\n\tret;\n}\n";
+             \tld.global.u8 \t%rs1, [%rd5];\n\tld.global.f32 \t%f4, [%rd6];\n\tret;\n}\n";
         assert_eq!(a.text, expect);
         let keys: Vec<Option<u32>> = a.loads.iter().map(|l| l.key.map(|k| k.id)).collect();
-        // The asm load is not counted; the load after the neutral line has no key.
-        assert_eq!(keys, vec![Some(3), Some(4), Some(4), None]);
+        // The asm load is not counted; the loads after the neutral line and
+        // after the source's own line 1073741826 have no key.
+        assert_eq!(keys, vec![Some(3), Some(4), Some(4), None, None]);
         assert_eq!(
             a.loads[1].kept,
             Some("read-only (.nc) path kept before sm_70")
@@ -823,7 +858,87 @@ mod tests {
         let user = apply(&ptx, Strip::KeysOnly).unwrap();
         assert!(user.text.contains("\t.loc\t1 0 0\n"));
         assert!(user.text.contains(".target sm_52, debug"));
-        assert!(!user.text.contains(&bypass.to_string()));
+        assert!(!user.text.contains(&format!("2 {bypass}")));
+        // The source's line stays in its line table.
+        assert!(user.text.contains(&format!("\t.loc\t1 {bypass} 0\n")));
+    }
+
+    #[test]
+    fn only_the_key_file_carries_keys() {
+        assert_eq!(key_file_index(".file\t2 \"gpucc-cache-keys\""), Some(2));
+        assert_eq!(
+            key_file_index(".file 7 \"/a/b/gpucc-cache-keys\", 0, 0"),
+            Some(7)
+        );
+        assert_eq!(key_file_index(".file\t1 \"/src/k.cu\""), None);
+        assert_eq!(key_file_index(".file\t1 \"gpucc-cache-keys.cu\""), None);
+        assert_eq!(key_file_index(".file\t1 \"x\\\"gpucc-cache-keys\""), None);
+        assert_eq!(loc_file_line(".loc\t3 1073741826 0"), Some((3, 1073741826)));
+        // A key line in the source's own file is not a key.
+        let ptx = ".version 8.5\n.target sm_90\n.entry k()\n{\n\t.loc\t1 1073741826 0\n\tld.global.f32 \t%f1, [%rd1];\n}\n\t.file\t1 \"k.cu\"\n";
+        let a = apply(ptx, Strip::KeysOnly).unwrap();
+        assert_eq!(a.text, ptx);
+        assert_eq!(a.loads[0].key, None);
+    }
+
+    /// A report with one kernel `k` whose loads are `(type, operator, decision, key)`.
+    fn report_with(loads: &[(&str, &str, &str, u32)]) -> Report {
+        let row = |(ty, op, d, key): &(&str, &str, &str, u32)| {
+            serde_json::json!({
+                "line": 1, "column": 1, "type": ty, "bytes": 4, "pattern": "", "guards": [],
+                "analyzable": true, "active_threads": 1, "locality": [], "traffic_on_bytes": 0,
+                "traffic_off_bytes": 0, "decision": d, "operator": op, "reason": "", "lowered": false,
+                "notes": [], "key": key
+            })
+        };
+        let kernel = serde_json::json!({
+            "name": "k", "symbol": "k", "kind": "kernel", "block_dim": [1, 1, 1],
+            "block_dim_source": "", "sampled_blocks": 1,
+            "loads": loads.iter().map(row).collect::<Vec<_>>(), "skipped": []
+        });
+        let mut r: Report = serde_json::from_value(serde_json::json!({
+            "arch": "sm_90", "model": "sectored", "policy": "auto", "l1_bytes": 0,
+            "kernels": [kernel], "warnings": []
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        r.warnings.clear();
+        r
+    }
+
+    #[test]
+    fn a_keyless_load_takes_a_decision_only_from_its_own_shape() {
+        let ptx = ".version 8.5\n.target sm_90\n.entry k()\n{\n\tld.global.f32 \t%f1, [%rd1];\n\tld.global.nc.f32 \t%f2, [%rd2];\n}\n";
+        let applied = apply(ptx, Strip::AllDebugInfo).unwrap();
+        // One plain float load lost its key; an __ldg read of the same width
+        // also has none: only the plain one is matched.
+        let report = report_with(&[("float", "ld.global.L1::no_allocate", "bypass", 0)]);
+        let keys = recover(&report, &applied);
+        assert_eq!(keys.len(), 1, "{keys:?}");
+        assert_eq!(keys[&0].decision, Decision::Bypass);
+        // Two candidates that disagree: neither decision is given.
+        let report = report_with(&[
+            ("float", "ld.global.L1::no_allocate", "bypass", 0),
+            ("float", "ld.global", "cache", 1),
+        ]);
+        assert!(recover(&report, &applied).is_empty());
+        // An integer load of the same width is another access.
+        let report = report_with(&[("i32", "ld.global.L1::no_allocate", "bypass", 0)]);
+        assert!(recover(&report, &applied).is_empty());
+        // More keyless loads than candidates: none is matched.
+        let two = ".version 8.5\n.target sm_90\n.entry k()\n{\n\tld.global.f32 \t%f1, [%rd1];\n\tld.global.f32 \t%f2, [%rd2];\n}\n";
+        let applied = apply(two, Strip::AllDebugInfo).unwrap();
+        let report = report_with(&[("float", "ld.global.L1::no_allocate", "bypass", 0)]);
+        assert!(recover(&report, &applied).is_empty());
+        let mut report = report;
+        account(&mut report, &applied);
+        assert!(
+            report
+                .warnings
+                .iter()
+                .any(|w| w.contains("cannot be told apart")),
+            "{:?}",
+            report.warnings
+        );
     }
 
     #[test]
