@@ -556,7 +556,11 @@ enum Unmatched {
     Disagree,
 }
 
-/// One kernel's keyless loads and their candidates, per shape.
+/// Where keyless loads are grouped: function and shape.
+type Place<'a> = (&'a str, Option<Shape>);
+
+/// Keys for the keyless loads that are provably one of the report's loads
+/// (`recover`), and why each other keyless load is not.
 fn match_keyless(
     report: &Report,
     applied: &Applied,
@@ -569,7 +573,7 @@ fn match_keyless(
     }
     let missing = |key: Option<u32>| key.is_some_and(|id| !has_own.contains_key(&id));
     // Keyless loads grouped by function and shape, in PTX order.
-    let mut groups: Vec<((&str, Option<Shape>), Vec<usize>)> = Vec::new();
+    let mut groups: Vec<(Place, Vec<usize>)> = Vec::new();
     for (i, l) in applied.loads.iter().enumerate() {
         if l.key.is_some() {
             continue;
