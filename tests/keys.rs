@@ -119,7 +119,7 @@ fn a_source_that_names_the_key_file_is_refused() {
     for policy in ["off", "auto"] {
         let flag = format!("--cache-policy={policy}");
         let (ok, err) = gpucc_to(
-            &testdata("regress/reserved_file.cu"),
+            &testdata("errors/reserved_key_file.cu"),
             "sm_90",
             &out,
             &[&flag],
