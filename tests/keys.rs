@@ -132,3 +132,31 @@ fn a_source_that_names_the_key_file_is_refused() {
         assert!(!out.exists(), "{policy}: wrote PTX");
     }
 }
+
+#[test]
+fn the_users_own_lines_in_the_key_range_stay_in_their_line_table() {
+    // With -g the user's line table is kept and only the keys are removed:
+    // the source's `.loc` lines at 1073741825 and 1073741826 are its own.
+    let dir = tempfile::tempdir().unwrap();
+    let arch = "sm_90";
+    let base = dir.path().join("clang-g.ptx");
+    let o = run(device_clang(arch)
+        .args(["-O3", "-S", "-g"])
+        .arg(testdata(FORGED))
+        .arg("-o")
+        .arg(&base));
+    assert!(o.status.success(), "clang -g: {}", text(&o).1);
+    let clang = std::fs::read_to_string(&base).unwrap();
+    let out = dir.path().join("g.ptx");
+    let (ok, err) = gpucc_to(&testdata(FORGED), arch, &out, &["--cache-policy=off", "-g"]);
+    assert!(ok, "{err}");
+    let ptx = std::fs::read_to_string(&out).unwrap();
+    let forged: Vec<&str> = clang
+        .lines()
+        .filter(|l| l.trim_start().starts_with(".loc\t1 107374182"))
+        .collect();
+    assert!(!forged.is_empty(), "clang wrote no forged .loc:\n{clang}");
+    for l in forged {
+        assert!(ptx.lines().any(|m| m == l), "{l:?} is gone:\n{ptx}");
+    }
+}
