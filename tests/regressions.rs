@@ -303,3 +303,74 @@ fn the_models_choice_stands_where_the_sampled_block_runs_no_thread() {
     assert!(cached > 0, "{k:#}");
     assert_eq!(ptx.matches("ld.global.ca").count(), cached, "{ptx}");
 }
+
+/// `(rows, ld.global in the PTX)` for one operator: how many `ld.global`
+/// the report's rows of that operator account for, and how many the PTX has.
+fn operator_counts(unit: &Value, ptx: &str, operator: &str) -> (u64, usize) {
+    let rows: u64 = loads(unit)
+        .iter()
+        .filter(|l| l["operator"] == operator)
+        .map(|l| l["ptx_loads"].as_u64().unwrap_or(0))
+        .sum();
+    // The opcode less its vector width and type: `ld.global.nc.v2.f32` → `ld.global.nc`.
+    let operator_of = |opcode: &str| -> String {
+        let parts: Vec<&str> = opcode
+            .split('.')
+            .take_while(|q| {
+                let typed = q.len() > 1
+                    && matches!(&q[..1], "b" | "u" | "s" | "f" | "v")
+                    && q[1..].parse::<u32>().is_ok();
+                !typed
+            })
+            .collect();
+        parts.join(".")
+    };
+    let in_ptx = ptx
+        .lines()
+        .filter_map(|l| l.split_whitespace().find(|t| t.starts_with("ld.global")))
+        .filter(|op| operator_of(op) == operator)
+        .count();
+    (rows, in_ptx)
+}
+
+#[test]
+fn a_load_that_lost_its_key_gives_no_decision_to_ldg_reads() {
+    // Issue 16 item 8: x[i] is sunk out of its block and loses its key; the
+    // __ldg reads of the same width (coef, gain) were unanalysed and took
+    // x[i]'s bypass (ld.global.nc.L1::no_allocate) while the report said
+    // nothing was unaccounted.
+    let (report, ptx) = compile_for(
+        "regress/hoisted_ldg.cu",
+        "sm_90",
+        &["--cache-policy=conservative"],
+    );
+    let k = unit(&report, "fir_gain(");
+    let rows = loads(k);
+    let ldg: Vec<&Value> = rows
+        .iter()
+        .filter(|l| l["operator"].as_str().unwrap().starts_with("ld.global.nc"))
+        .collect();
+    assert!(!ldg.is_empty(), "__ldg reads are not analysed: {k:#}");
+    let x = rows.iter().find(|l| l["line"] == 14).expect("x[i] row");
+    assert_eq!(x["decision"], "bypass", "{x:#}");
+    // Every operator in the PTX is the one its own row decided.
+    for op in [
+        "ld.global.L1::no_allocate",
+        "ld.global.nc.L1::no_allocate",
+        "ld.global.nc",
+    ] {
+        let (rows, in_ptx) = operator_counts(k, &ptx, op);
+        assert_eq!(
+            rows as usize, in_ptx,
+            "{op}: rows {rows}, PTX {in_ptx}\n{ptx}\n{k:#}"
+        );
+    }
+    let p = &k["ptx"];
+    assert_eq!(p["unaccounted"], 0, "{k:#}");
+    let listed: u64 = rows
+        .iter()
+        .chain(k["skipped"].as_array().unwrap())
+        .map(|l| l["ptx_loads"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(listed, p["global_loads"].as_u64().unwrap(), "{k:#}");
+}

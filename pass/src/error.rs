@@ -20,6 +20,8 @@ pub enum Error {
     Report { path: String, reason: String },
     /// `arch=` names another GPU than the module's `target-cpu`.
     ArchMismatch { option: String, module: String },
+    /// The module's debug info names the file that carries the keys.
+    ReservedDebugFile { file: String },
 }
 
 impl fmt::Display for Error {
@@ -43,6 +45,11 @@ impl fmt::Display for Error {
                 f,
                 "arch={option} contradicts the module's target-cpu {module}: the backend will write code for \
                  {module}; drop arch= or compile the module for {option}"
+            ),
+            Error::ReservedDebugFile { file } => write!(
+                f,
+                "the source's debug info names a file '{file}' (a #line directive?), a name gpucc-cache \
+                 reserves for the keys that carry its decisions; rename it"
             ),
             Error::Report { path, reason } => {
                 write!(f, "cannot write the cache report to '{path}': {reason}; pick a writable path")

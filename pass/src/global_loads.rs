@@ -10,6 +10,11 @@
 //! by value), pointers loaded from memory, parameters of functions that can
 //! be called from elsewhere (external linkage, indirect calls), and anything
 //! else not provably global are left alone, with the reason.
+//!
+//! `__ldg()` is a load too: clang 19's CUDA headers write it as a call to
+//! `llvm.nvvm.ldg.global.{i,f,p}.*`, which the NVPTX backend always emits as
+//! `ld.global.nc` (the read-only path). Its pointer is global by the
+//! intrinsic's contract, so it is decided like any other global load.
 
 use std::collections::HashSet;
 
@@ -65,10 +70,34 @@ fn space_name(addrspace: u32) -> &'static str {
     }
 }
 
+/// The prefix of the read-only load intrinsics `__ldg()` becomes (LLVM 19
+/// `IntrinsicsNVVM.td`: `int_nvvm_ldg_global_{i,f,p}`; signature `(ptr, i32
+/// alignment)`). `llvm.nvvm.ldu.global.*` is another instruction (`ldu`).
+const LDG_PREFIX: &str = "llvm.nvvm.ldg.global.";
+
+/// Whether `inst` is an `__ldg()` read: a call of `llvm.nvvm.ldg.global.*`.
+pub fn is_ldg(inst: Value) -> bool {
+    inst.opcode() == Some(Opcode::LLVMCall)
+        && inst
+            .called_value()
+            .intrinsic_name()
+            .is_some_and(|n| n.starts_with(LDG_PREFIX))
+}
+
+/// The alignment an `__ldg()` call states (its second operand).
+pub fn ldg_alignment(inst: Value) -> Option<u32> {
+    inst.operand(1)
+        .const_int()
+        .and_then(|a| u32::try_from(a).ok())
+}
+
 /// Whether a load is one gpucc-cache decides; `kernels` are the module's
 /// kernels; `whole_program`: no other translation unit calls this module's
-/// functions.
+/// functions. An `__ldg()` call is always one (`is_ldg`).
 pub fn classify(load: Value, kernels: &[Value], whole_program: bool) -> Result<(), Skip> {
+    if is_ldg(load) {
+        return Ok(());
+    }
     if load.is_volatile() {
         return Err(Skip::Volatile);
     }
@@ -118,9 +147,11 @@ fn origin_space(mut v: Value) -> Option<u32> {
 /// Whether the NVPTX backend reads this load through the non-coherent path
 /// (`ld.global.nc`): an `!invariant.load`, or every origin a `noalias
 /// readonly` kernel parameter (`const T *__restrict__`) or a constant global
-/// (LLVM 19, NVPTXISelDAGToDAG `canLowerToLDG`). A lowered load keeps `.nc`.
+/// (LLVM 19, NVPTXISelDAGToDAG `canLowerToLDG`), or an `__ldg()` call (always
+/// `ld.global.nc`). A lowered load keeps `.nc`.
 pub fn is_read_only(load: Value, kernels: &[Value], invariant_kind: u32) -> bool {
-    load.metadata(invariant_kind).is_some()
+    is_ldg(load)
+        || load.metadata(invariant_kind).is_some()
         || all_origins(load.operand(0), |v, _| {
             if v.is_argument() {
                 kernels.contains(&v.arg_function())
@@ -207,9 +238,9 @@ pub fn reads_constant_table(ptr: Value) -> bool {
 }
 
 /// An instruction that reads memory the backend may turn into `ld.global`:
-/// a load, or an aggregate copy (`llvm.memcpy`/`llvm.memmove`, which clang
-/// writes for `float4` and struct assignments and the backend expands into
-/// loads after every IR pass has run).
+/// a load, an `__ldg()` call, or an aggregate copy (`llvm.memcpy`/
+/// `llvm.memmove`, which clang writes for `float4` and struct assignments and
+/// the backend expands into loads after every IR pass has run).
 #[derive(Clone, Copy, Debug)]
 pub struct Read {
     pub inst: Value,
@@ -225,6 +256,15 @@ impl Read {
     pub fn of(inst: Value, layout: &crate::ir::DataLayout) -> Option<Read> {
         match inst.opcode()? {
             Opcode::LLVMLoad => {
+                let ty = inst.ty();
+                Some(Read {
+                    inst,
+                    ptr: inst.operand(0),
+                    bytes: ty.is_sized().then(|| layout.store_size(ty)),
+                    is_copy: false,
+                })
+            }
+            Opcode::LLVMCall if is_ldg(inst) => {
                 let ty = inst.ty();
                 Some(Read {
                     inst,

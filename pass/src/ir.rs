@@ -59,6 +59,24 @@ pub struct SourceLocation {
     pub inlined_at: Vec<SourcePosition>,
 }
 
+/// Key locations being written (`Module::key_locations`): the key file and
+/// one `DILexicalBlockFile` per scope that names it.
+pub struct KeyLocations {
+    di: LLVMDIBuilderRef,
+    file: LLVMMetadataRef,
+    blocks: std::collections::HashMap<LLVMMetadataRef, LLVMMetadataRef>,
+}
+
+impl Drop for KeyLocations {
+    fn drop(&mut self) {
+        // SAFETY: the builder was created by `key_locations` and is used no more.
+        unsafe {
+            LLVMDIBuilderFinalize(self.di);
+            LLVMDisposeDIBuilder(self.di);
+        }
+    }
+}
+
 /// The path of a debug scope's file (`DIScope::getFile`): its name joined
 /// to its directory, or, when it names none, to `unit_dir` (the compile
 /// unit's directory, which DWARF takes for such files); absolute names as
@@ -93,6 +111,25 @@ fn scope_file(scope: LLVMMetadataRef, unit_dir: Option<&str>) -> Option<String> 
                 .into_owned(),
         ),
         _ => Some(name),
+    }
+}
+
+/// The raw name and the directory of a debug scope's file (empty strings
+/// when it has none).
+fn scope_file_parts(scope: LLVMMetadataRef) -> (String, String) {
+    if scope.is_null() {
+        return (String::new(), String::new());
+    }
+    // SAFETY: `scope` is a DIScope; the file's strings are owned by the context.
+    unsafe {
+        let file = LLVMDIScopeGetFile(scope);
+        if file.is_null() {
+            return (String::new(), String::new());
+        }
+        let (mut n, mut d) = (0u32, 0u32);
+        let name = LLVMDIFileGetFilename(file, &mut n);
+        let dir = LLVMDIFileGetDirectory(file, &mut d);
+        (to_string(name, n as usize), to_string(dir, d as usize))
     }
 }
 
@@ -300,11 +337,69 @@ impl Module {
         }
     }
 
+    /// Every file the module's debug locations can name in the output's
+    /// line table: the files of each instruction's location and of the call
+    /// sites it was inlined through, of each function's subprogram and of
+    /// the compile units; each as its raw name, its directory, and its
+    /// name joined to its directory.
+    pub fn debug_file_names(self) -> Vec<String> {
+        let mut scopes = Vec::new();
+        if let Some(unit) = self.compile_unit() {
+            scopes.push(unit);
+        }
+        for f in self.functions() {
+            if f.is_declaration() {
+                continue;
+            }
+            scopes.push(f.subprogram());
+            for i in f.instructions() {
+                let mut loc = i.debug_loc_raw();
+                while !loc.is_null() {
+                    // SAFETY: `loc` is a DILocation of a live module.
+                    unsafe {
+                        scopes.push(LLVMDILocationGetScope(loc));
+                        loc = LLVMDILocationGetInlinedAt(loc);
+                    }
+                }
+            }
+        }
+        scopes.sort();
+        scopes.dedup();
+        let mut names = Vec::new();
+        for s in scopes.into_iter().filter(|s| !s.is_null()) {
+            let (name, dir) = scope_file_parts(s);
+            if !dir.is_empty() {
+                names.push(format!("{dir}/{name}"));
+            }
+            names.push(name);
+            names.push(dir);
+        }
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// A writer of key locations in a file of their own named `file`
+    /// (`keys`), for `Value::set_key_line`.
+    pub fn key_locations(self, file: &str) -> KeyLocations {
+        // SAFETY: a DIBuilder over this live module, finalized and disposed by `KeyLocations`'s drop.
+        unsafe {
+            let di = LLVMCreateDIBuilder(self.0);
+            let file =
+                LLVMDIBuilderCreateFile(di, file.as_ptr() as *const _, file.len(), c"".as_ptr(), 0);
+            KeyLocations {
+                di,
+                file,
+                blocks: std::collections::HashMap::new(),
+            }
+        }
+    }
+
     /// Gives every defined function in `functions` that has no debug
-    /// subprogram one, in a compile unit of its own (file
-    /// `gpucc-cache-keys`), so that its instructions can carry key
+    /// subprogram one, in a compile unit of its own (file `name`, the
+    /// key file), so that its instructions can carry key
     /// locations. Returns whether anything was added.
-    pub fn ensure_subprograms(self, functions: &[Value]) -> bool {
+    pub fn ensure_subprograms(self, functions: &[Value], name: &str) -> bool {
         let missing: Vec<Value> = functions
             .iter()
             .copied()
@@ -331,7 +426,6 @@ impl Module {
                 );
             }
             let di = LLVMCreateDIBuilder(self.0);
-            let name = "gpucc-cache-keys";
             let file =
                 LLVMDIBuilderCreateFile(di, name.as_ptr() as *const _, name.len(), c"".as_ptr(), 0);
             let unit = LLVMDIBuilderCreateCompileUnit(
@@ -838,25 +932,31 @@ impl Value {
         unsafe { !LLVMInstructionGetDebugLoc(self.0).is_null() }
     }
 
-    /// Moves the instruction's debug location to `line`, column 0, keeping
-    /// its scope and inlined-at chain (or, without a location, in the
-    /// function's subprogram). Debug locations never change generated code.
-    /// Returns false when there is no scope to put it in.
-    pub fn set_debug_line(self, line: u32) -> bool {
-        // SAFETY: only called on instructions of a live module.
+    /// Moves the instruction's debug location to `line`, column 0, of the
+    /// key file of `keys`, keeping its scope (as the parent of a
+    /// `DILexicalBlockFile` naming the key file) and inlined-at chain (or,
+    /// without a location, in the function's subprogram). Debug locations
+    /// never change generated code. Returns false when there is no scope
+    /// to put it in.
+    pub fn set_key_line(self, keys: &mut KeyLocations, line: u32) -> bool {
+        // SAFETY: only called on instructions of the live module `keys` builds for.
         unsafe {
             let loc = LLVMInstructionGetDebugLoc(self.0);
             let (scope, inlined) = if loc.is_null() {
-                let sp = self.parent_function().subprogram();
-                (sp, std::ptr::null_mut())
+                (self.parent_function().subprogram(), std::ptr::null_mut())
             } else {
                 (LLVMDILocationGetScope(loc), LLVMDILocationGetInlinedAt(loc))
             };
             if scope.is_null() {
                 return false;
             }
+            let (di, file) = (keys.di, keys.file);
+            let block = *keys
+                .blocks
+                .entry(scope)
+                .or_insert_with(|| LLVMDIBuilderCreateLexicalBlockFile(di, scope, file, 0));
             let ctx = LLVMGetTypeContext(LLVMTypeOf(self.0));
-            let new = LLVMDIBuilderCreateDebugLocation(ctx, line, 0, scope, inlined);
+            let new = LLVMDIBuilderCreateDebugLocation(ctx, line, 0, block, inlined);
             LLVMInstructionSetDebugLoc(self.0, new);
         }
         true

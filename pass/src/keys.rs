@@ -6,17 +6,34 @@
 //! directive before it. So the pass leaves every load a plain load and only
 //! moves each global load's location to a line that encodes its key (an id
 //! and the decision); after code generation `ptx::apply` reads the keys back,
-//! writes the cache operators and removes the keys. The lines are far above
-//! any real source line (2^30 and up), so they cannot be confused with the
-//! user's own line table when the user compiles with `-g`.
+//! writes the cache operators and removes the keys.
+//!
+//! The carrier is the file, not the line: key locations name a file of
+//! their own, `KEY_FILE` (a `DILexicalBlockFile` over the load's scope, so
+//! scope and inlining stay), and a `.loc` is a key only when its file index
+//! is that file's in the PTX's `.file` table. A source can write any line
+//! and column (`#line 1073741826`), so neither can mark a key; it could name
+//! the file too (`#line 5 "gpucc-cache-keys"`), so the pass refuses a module
+//! whose own debug info names a file called `KEY_FILE` (`Error::ReservedDebugFile`):
+//! in a PTX the pass keyed, every `.loc` in that file is the pass's. A
+//! per-run nonce in the name would not help: `gpucc-cache apply` sees only
+//! the PTX and could not tell the pass's nonce from a source's.
 //!
 //! `NEUTRAL_LINE` marks instructions that had no location at all and could
 //! otherwise inherit the key of the load before them (a `.loc` is only printed
 //! when the location changes; a line-0 location is not always printed).
 //!
-//! This file is pure arithmetic; `ir` writes the locations and `ptx` reads them.
+//! This file is pure arithmetic and names; `ir` writes the locations and `ptx` reads them.
 
 use crate::policy::Decision;
+
+/// The name of the file that key locations name (and nothing else may).
+pub const KEY_FILE: &str = "gpucc-cache-keys";
+
+/// Whether a path names the key file: its last component is `KEY_FILE`.
+pub fn is_key_file(path: &str) -> bool {
+    path.trim_end_matches('/').rsplit('/').next() == Some(KEY_FILE)
+}
 
 /// The first key line.
 pub const KEY_BASE: u32 = 1 << 30;
@@ -65,11 +82,6 @@ impl Key {
     }
 }
 
-/// Whether a `.loc` line number was written by gpucc-cache (a key or the neutral line).
-pub fn is_ours(line: u32) -> bool {
-    line >= NEUTRAL_LINE
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,12 +92,19 @@ mod tests {
             for id in [0, 1, 77, Key::MAX_ID] {
                 let k = Key { id, decision };
                 assert_eq!(Key::from_line(k.line()), Some(k));
-                assert!(is_ours(k.line()));
             }
         }
         assert_eq!(Key::from_line(NEUTRAL_LINE), None);
-        assert!(is_ours(NEUTRAL_LINE));
         assert_eq!(Key::from_line(120), None);
-        assert!(!is_ours(65_000));
+    }
+
+    #[test]
+    fn key_file_names() {
+        assert!(is_key_file(KEY_FILE));
+        assert!(is_key_file("/tmp/x/gpucc-cache-keys"));
+        assert!(is_key_file("./gpucc-cache-keys/"));
+        assert!(!is_key_file("/tmp/gpucc-cache-keys.cu"));
+        assert!(!is_key_file("gpucc-cache-keys-2"));
+        assert!(!is_key_file("k.cu"));
     }
 }

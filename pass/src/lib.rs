@@ -120,7 +120,7 @@ pub fn run(module: ir::Module, mode: Mode, opts: &Options) -> Result<Outcome, Er
     };
     if keys {
         // Every load stays as it is; only debug locations move.
-        lower::write_keys(module, &analysis.keyed);
+        lower::write_keys(module, &analysis.keyed)?;
         changed = true;
     } else if transform {
         changed |= annotate::annotate(module, &analysis);

@@ -19,8 +19,10 @@ use std::collections::HashMap;
 use llvm_sys::LLVMTypeKind;
 
 use crate::annotate::LOAD_KIND;
+use crate::error::Error;
 use crate::generation::AsmOp;
-use crate::keys::{Key, NEUTRAL_LINE};
+use crate::global_loads::{is_ldg, ldg_alignment};
+use crate::keys::{self, Key, NEUTRAL_LINE};
 
 /// Metadata on a decided load the lowering had to leave plain, with the reason.
 pub const UNLOWERED_KIND: &str = "gpucc.cache.unlowered";
@@ -213,11 +215,16 @@ fn lower_one(
     let ty = load.ty();
     let bytes = layout.store_size(ty);
     let s = shape(ty, bytes, layout)?;
+    // An `__ldg()` call states its alignment as an operand.
+    let align = if is_ldg(load) {
+        ldg_alignment(load).unwrap_or(0)
+    } else {
+        load.alignment()
+    };
     // PTX wants the address aligned to the whole access (vector included).
-    if (load.alignment() as u64) < bytes {
+    if (align as u64) < bytes {
         return Err(format!(
-            "alignment {} is below the {bytes} bytes ld.global needs",
-            load.alignment()
+            "alignment {align} is below the {bytes} bytes ld.global needs"
         ));
     }
     let b = Builder::before(module, load);
@@ -279,14 +286,23 @@ fn lower_one(
     Ok(())
 }
 
+/// A load the lowering may rewrite: a plain load that is neither volatile
+/// nor atomic, or an `__ldg()` call (its operator keeps `.nc`).
+fn is_lowerable(load: Value) -> bool {
+    match load.opcode() {
+        Some(Opcode::LLVMLoad) => !load.is_volatile() && !load.is_atomic(),
+        Some(Opcode::LLVMCall) => is_ldg(load),
+        _ => false,
+    }
+}
+
 /// Lowers each load of `plan` (this run's decisions, typed) to inline asm.
 pub fn lower(module: Module, plan: &[(Value, AsmOp)]) -> Outcomes {
     let kind = module.md_kind(LOAD_KIND);
     let layout = module.data_layout();
     let mut out = HashMap::new();
     for &(load, op) in plan {
-        // Never volatile or atomic.
-        if load.opcode() != Some(Opcode::LLVMLoad) || load.is_volatile() || load.is_atomic() {
+        if !is_lowerable(load) {
             continue;
         }
         let result = lower_one(module, &layout, load, op, kind);
@@ -314,10 +330,7 @@ pub fn annotated_plan(
     let kind = module.md_kind(LOAD_KIND);
     let mut plan = Vec::new();
     for f in module.functions() {
-        for load in f
-            .instructions()
-            .filter(|i| i.opcode() == Some(Opcode::LLVMLoad))
-        {
+        for load in f.instructions().filter(|&i| is_lowerable(i)) {
             let Some(op) = recorded_operator(load, kind) else {
                 continue;
             };
@@ -329,17 +342,26 @@ pub fn annotated_plan(
     plan
 }
 
-/// Moves the debug location of every keyed read to its key line
-/// (`keys`), and gives loads and calls that have no location the neutral
-/// line, so that no `ld.global` inherits another load's key. Changes debug
-/// locations only, never code.
-pub fn write_keys(module: Module, keyed: &[(Value, Key)]) {
+/// Moves the debug location of every keyed read to its key line in the
+/// key file (`keys`), and gives loads and calls that have no location the
+/// neutral line there, so that no `ld.global` inherits another load's key.
+/// Changes debug locations only, never code. Refuses a module whose own
+/// debug info already names the key file: its lines would read as keys.
+pub fn write_keys(module: Module, keyed: &[(Value, Key)]) -> Result<(), Error> {
+    if let Some(file) = module
+        .debug_file_names()
+        .into_iter()
+        .find(|f| keys::is_key_file(f))
+    {
+        return Err(Error::ReservedDebugFile { file });
+    }
     let mut functions: Vec<Value> = keyed.iter().map(|(i, _)| i.parent_function()).collect();
     functions.sort();
     functions.dedup();
-    module.ensure_subprograms(&functions);
+    module.ensure_subprograms(&functions, keys::KEY_FILE);
+    let mut locations = module.key_locations(keys::KEY_FILE);
     for (inst, key) in keyed {
-        inst.set_debug_line(key.line());
+        inst.set_key_line(&mut locations, key.line());
     }
     for f in module.functions() {
         if f.is_declaration() || f.subprogram().is_null() {
@@ -348,10 +370,11 @@ pub fn write_keys(module: Module, keyed: &[(Value, Key)]) {
         for i in f.instructions() {
             let reads = matches!(i.opcode(), Some(Opcode::LLVMLoad | Opcode::LLVMCall));
             if reads && !i.has_debug_loc() {
-                i.set_debug_line(NEUTRAL_LINE);
+                i.set_key_line(&mut locations, NEUTRAL_LINE);
             }
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -4,10 +4,13 @@
 //! The pass leaves every load plain and marks each global load with a key in
 //! its debug location (`keys`). The code generator then writes exactly what
 //! clang writes, plus `.loc` directives. Here each `ld.global` is matched to
-//! the key of the `.loc` in force before it, its cache operator is written
-//! for the PTX's own `.target` and `.version`, and the keys (and, when the
-//! debug info was ours, all of it) are removed, so that the result equals
-//! clang's PTX except for the operators.
+//! the key of the `.loc` in force before it (only a `.loc` in the key file,
+//! `keys::KEY_FILE`, carries one: the source's own lines never do), its
+//! cache operator is written for the PTX's own `.target` and `.version`, and
+//! the keys (and, when the debug info was ours, all of it) are removed, so
+//! that the result equals clang's PTX except for the operators. With the user's own debug info
+//! (`Strip::KeysOnly`) the key file's `.file` entry stays, so that the file
+//! numbers the DWARF sections use stay valid.
 //!
 //! Operators, per PTX ISA `ld` and design.md §5: before sm_70 "cache" is
 //! `.ca` and "bypass" `.cg`; from sm_70 "cache" is the plain (weak,
@@ -195,17 +198,40 @@ fn function_name(line: &str) -> Option<String> {
     (!name.is_empty()).then_some(name)
 }
 
-/// The line number of a `.loc file line column` directive.
-fn loc_line(trimmed: &str) -> Option<u32> {
+/// The file index and line number of a `.loc file line column` directive.
+fn loc_file_line(trimmed: &str) -> Option<(u32, u32)> {
     let rest = trimmed.strip_prefix(".loc")?;
     if !rest.starts_with([' ', '\t']) {
         return None;
     }
-    rest.split_whitespace()
-        .nth(1)?
-        .trim_end_matches(',')
-        .parse()
-        .ok()
+    let mut fields = rest.split_whitespace().map(|f| f.trim_end_matches(','));
+    let file = fields.next()?.parse().ok()?;
+    let line = fields.next()?.parse().ok()?;
+    Some((file, line))
+}
+
+/// The index of a `.file index "path"` directive whose path names the key
+/// file (`keys::KEY_FILE`). A path with escapes is never the key file, whose
+/// name has none.
+fn key_file_index(trimmed: &str) -> Option<u32> {
+    let rest = trimmed.strip_prefix(".file")?;
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let rest = rest.trim_start();
+    let digits = rest.find(|c: char| !c.is_ascii_digit())?;
+    let index = rest[..digits].parse().ok()?;
+    let quoted = rest[digits..].trim_start().strip_prefix('"')?;
+    let path = &quoted[..quoted.find('"')?];
+    (!path.contains('\\') && keys::is_key_file(path)).then_some(index)
+}
+
+/// The file indices of the key file in the PTX's `.file` table (which
+/// LLVM writes after the functions).
+fn key_files(ptx: &str) -> Vec<u32> {
+    ptx.lines()
+        .filter_map(|l| key_file_index(l.trim()))
+        .collect()
 }
 
 /// Debug-only lines that clang writes only when debug info is on.
@@ -242,6 +268,8 @@ fn split_instruction(line: &str) -> Option<(&str, &str, &str)> {
 /// State of one pass over the text.
 struct Walk {
     strip: Strip,
+    /// The key file's indices in the `.file` table: only their `.loc`s are keys.
+    key_files: Vec<u32>,
     target: Target,
     function: String,
     key: Option<Key>,
@@ -269,9 +297,10 @@ impl Walk {
             self.function = name;
             self.key = None;
         }
-        if let Some(n) = loc_line(t) {
-            self.key = Key::from_line(n);
-            let drop = self.strip == Strip::AllDebugInfo || keys::is_ours(n);
+        if let Some((file, n)) = loc_file_line(t) {
+            let ours = self.key_files.contains(&file);
+            self.key = if ours { Key::from_line(n) } else { None };
+            let drop = self.strip == Strip::AllDebugInfo || ours;
             return (!drop).then(|| line.to_string());
         }
         if self.strip == Strip::AllDebugInfo {
@@ -340,6 +369,7 @@ pub fn apply_with(
     let target = target(ptx)?;
     let mut walk = Walk {
         strip,
+        key_files: key_files(ptx),
         target,
         function: String::new(),
         key: None,
@@ -407,18 +437,86 @@ fn is_ptx_type(q: &str) -> bool {
     matches!(head, "b" | "u" | "s" | "f") && bits.parse::<u32>().is_ok()
 }
 
-/// Bytes one `ld` opcode reads (`ld.global.v4.f32` → 16).
-fn access_bytes(opcode: &str) -> Option<u64> {
+/// The shape of one `ld`: what a load that lost its key can be matched on.
+/// Two accesses of different shapes are never the same access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Shape {
+    /// Read through the non-coherent path (`.nc`, `__ldg`, `const __restrict__`).
+    nc: bool,
+    /// Vector lanes (1, 2, 4); 0 where the IR type packs several elements
+    /// into a register (`<4 x i8>` read as `u32`) and only bytes compare.
+    lanes: u32,
+    /// Floating-point registers (`.f32`, `.f64`) rather than bit/integer ones.
+    float: bool,
+    bytes: u64,
+}
+
+impl Shape {
+    /// Whether a PTX load of shape `self` can be a load the report lists as `row`.
+    fn fits(self, row: Shape) -> bool {
+        self.nc == row.nc
+            && self.bytes == row.bytes
+            && (row.lanes == 0 || (self.lanes == row.lanes && self.float == row.float))
+    }
+}
+
+/// The shape of an `ld` opcode (`ld.global.nc.v4.f32`).
+fn ptx_shape(opcode: &str) -> Option<Shape> {
     let mut lanes = 1;
-    let mut bits = None;
+    let mut ty = None;
+    let mut nc = false;
     for q in opcode.split('.') {
-        if let Some(n) = q.strip_prefix('v').and_then(|n| n.parse::<u64>().ok()) {
+        if let Some(n) = q.strip_prefix('v').and_then(|n| n.parse::<u32>().ok()) {
             lanes = n;
         } else if is_ptx_type(q) {
-            bits = q[1..].parse::<u64>().ok();
+            ty = Some((q.starts_with('f'), q[1..].parse::<u64>().ok()?));
+        } else if q == "nc" {
+            nc = true;
         }
     }
-    Some(lanes * bits? / 8)
+    let (float, bits) = ty?;
+    Some(Shape {
+        nc,
+        lanes,
+        float,
+        bytes: u64::from(lanes) * bits / 8,
+    })
+}
+
+/// The shape the NVPTX backend gives a load of the IR type `ty` (as the
+/// report prints it) of `bytes` bytes; `nc` from the report's operator.
+fn ir_shape(ty: &str, bytes: u64, nc: bool) -> Option<Shape> {
+    fn scalar(t: &str) -> Option<(bool, u64)> {
+        match t {
+            "float" => Some((true, 32)),
+            "double" => Some((true, 64)),
+            "half" | "bfloat" => Some((false, 16)),
+            t if t.starts_with("ptr") => Some((false, 0)),
+            t => t
+                .strip_prefix('i')
+                .and_then(|n| n.parse::<u64>().ok())
+                .map(|n| (false, n)),
+        }
+    }
+    let shape = |lanes, float| Shape {
+        nc,
+        lanes,
+        float,
+        bytes,
+    };
+    if let Some(inner) = ty.strip_prefix('<').and_then(|t| t.strip_suffix('>')) {
+        let (n, elem) = inner.split_once(" x ")?;
+        let n: u32 = n.trim().parse().ok()?;
+        let (float, bits) = scalar(elem.trim())?;
+        // Elements under 32 bits are packed into wider registers.
+        return Some(if bits >= 32 || bits == 0 {
+            shape(n, float)
+        } else {
+            shape(0, false)
+        });
+    }
+    let (float, _) = scalar(ty)?;
+    Some(shape(1, float))
 }
 
 fn decision_named(name: &str) -> Decision {
@@ -429,71 +527,154 @@ fn decision_named(name: &str) -> Decision {
     }
 }
 
-/// Keys for `ld.global` that lost theirs in the backend: MachineLICM drops
-/// the debug location of an instruction it hoists out of a loop. Within one
-/// function, such a load is matched to the analysed loads of the same width
-/// that have no `ld.global` of their own; only when every such candidate
-/// has the same decision (so the operator cannot be wrong) is it taken.
-/// Returns the keys by load ordinal, for `apply_with`.
-pub fn recover(report: &Report, applied: &Applied) -> HashMap<usize, Key> {
+/// Whether a read the analysis left alone for `why`, which lost its key,
+/// could be a keyless `ld.global` of `shape`. Other spaces, volatile
+/// (`ld.volatile`) and atomic reads never give `ld.global`; neither does a
+/// generic pointer the analysis cannot place, because the backend places
+/// pointers from the same facts (kernel parameters, `addrspacecast`s,
+/// global variables) and writes a generic `ld` otherwise. Copies the backend
+/// expands into loops read bytes.
+fn could_be(why: &str, byte_loop: bool, shape: Shape) -> bool {
+    match why {
+        "volatile" | "atomic" | "generic pointer not provably global" => false,
+        w if w.ends_with(" memory") => false,
+        "copy of a runtime length" => shape.bytes == 1,
+        _ if byte_loop => shape.bytes == 1,
+        _ => true,
+    }
+}
+
+/// Why the keyless loads of one function could not be matched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unmatched {
+    /// No analysed load of that shape lacks its own `ld.global`.
+    NoCandidate,
+    /// More keyless loads of the shape than analysed loads that lack theirs,
+    /// or a read the analysis left alone could be one of them.
+    Ambiguous,
+    /// The candidates have different decisions.
+    Disagree,
+}
+
+/// Where keyless loads are grouped: function and shape.
+type Place<'a> = (&'a str, Option<Shape>);
+
+/// Keys for the keyless loads that are provably one of the report's loads
+/// (`recover`), and why each other keyless load is not.
+fn match_keyless(
+    report: &Report,
+    applied: &Applied,
+) -> (HashMap<usize, Key>, Vec<(usize, Unmatched)>) {
     let mut has_own: HashMap<u32, u32> = HashMap::new();
     for l in &applied.loads {
         if let Some(k) = l.key {
             *has_own.entry(k.id).or_default() += 1;
         }
     }
-    let mut out = HashMap::new();
-    let mut taken: HashMap<u32, bool> = HashMap::new();
+    let missing = |key: Option<u32>| key.is_some_and(|id| !has_own.contains_key(&id));
+    // Keyless loads grouped by function and shape, in PTX order.
+    let mut groups: Vec<(Place, Vec<usize>)> = Vec::new();
     for (i, l) in applied.loads.iter().enumerate() {
         if l.key.is_some() {
             continue;
         }
-        let Some(bytes) = access_bytes(&l.original) else {
+        let at = (l.function.as_str(), ptx_shape(&l.original));
+        match groups.iter_mut().find(|(g, _)| *g == at) {
+            Some((_, v)) => v.push(i),
+            None => groups.push((at, vec![i])),
+        }
+    }
+    let mut out = HashMap::new();
+    let mut unmatched = Vec::new();
+    for ((function, shape), loads) in groups {
+        let kernel = report.kernels.iter().find(|k| k.symbol == function);
+        let (Some(k), Some(shape)) = (kernel, shape) else {
+            unmatched.extend(loads.iter().map(|&i| (i, Unmatched::NoCandidate)));
             continue;
         };
-        let Some(k) = report.kernels.iter().find(|k| k.symbol == l.function) else {
-            continue;
-        };
+        // Analysed loads of this shape with no `ld.global` of their own. A
+        // copy's loads have shapes of their own, up to the copy's size.
         let candidates: Vec<(u32, Decision)> = k
             .loads
             .iter()
-            .filter(|r| r.bytes == bytes && r.key.is_some_and(|id| !has_own.contains_key(&id)))
+            .filter(|r| missing(r.key))
+            .filter(|r| {
+                let nc = r.operator.starts_with("ld.global.nc");
+                if r.ty.starts_with("copy of") {
+                    return !shape.nc && shape.bytes <= r.bytes;
+                }
+                ir_shape(&r.ty, r.bytes, nc).is_some_and(|row| shape.fits(row))
+            })
             .filter_map(|r| Some((r.key?, decision_named(&r.decision))))
             .collect();
-        let Some(&(first, decision)) = candidates.first() else {
-            // A byte load no decided load explains: the loop the backend
-            // made of a long copy that was left alone.
-            let copy = k.skipped.iter().find(|s| s.byte_loop && bytes == 1);
-            if let Some(id) = copy.and_then(|s| s.key) {
-                out.insert(
-                    i,
-                    Key {
-                        id,
-                        decision: Decision::Default,
-                    },
-                );
+        // Reads left alone that may have become a keyless load of this shape.
+        let doubts: Vec<&crate::report::SkippedLoad> = k
+            .skipped
+            .iter()
+            .filter(|s| missing(s.key) && could_be(&s.why, s.byte_loop, shape))
+            .collect();
+        let doubt = !doubts.is_empty();
+        if candidates.is_empty() {
+            // Byte loads no decided load explains: the loop the backend made
+            // of a long copy that was left alone (and nothing else could be
+            // them). They keep clang's operator; the copy counts them.
+            let only_copy = match doubts.as_slice() {
+                [s] if s.byte_loop => s.key,
+                _ => None,
+            };
+            if let Some(id) = only_copy {
+                for &i in &loads {
+                    out.insert(
+                        i,
+                        Key {
+                            id,
+                            decision: Decision::Default,
+                        },
+                    );
+                }
+                continue;
             }
-            continue;
-        };
-        if candidates.iter().any(|(_, d)| *d != decision) {
+            unmatched.extend(loads.iter().map(|&i| (i, Unmatched::NoCandidate)));
             continue;
         }
-        // Spread over the candidates so each gets its count.
-        let id = candidates
-            .iter()
-            .map(|(id, _)| *id)
-            .find(|id| !taken.get(id).copied().unwrap_or(false))
-            .unwrap_or(first);
-        taken.insert(id, true);
-        out.insert(i, Key { id, decision });
+        if doubt || loads.len() > candidates.len() {
+            unmatched.extend(loads.iter().map(|&i| (i, Unmatched::Ambiguous)));
+            continue;
+        }
+        let decision = candidates[0].1;
+        if candidates.iter().any(|(_, d)| *d != decision) {
+            unmatched.extend(loads.iter().map(|&i| (i, Unmatched::Disagree)));
+            continue;
+        }
+        // As many keyless loads as candidates or fewer, all with one
+        // decision: each load is one of them, and the operator is right
+        // whichever; each candidate is counted once.
+        for (&i, &(id, _)) in loads.iter().zip(&candidates) {
+            out.insert(i, Key { id, decision });
+        }
     }
-    out
+    (out, unmatched)
+}
+
+/// Keys for `ld.global` that lost theirs in the backend: MachineLICM and
+/// the sinking passes drop the debug location of what they move out of its
+/// block. A keyless load takes a decision only from loads that are provably
+/// the same access: in the same function, of the same shape (`.nc` or not,
+/// lanes, register type, bytes), analysed, with no `ld.global` of their own,
+/// at least as many of them as keyless loads of that shape, all with one
+/// decision, and no read the analysis left alone that could be one of the
+/// keyless loads instead. Anything else stays as clang wrote it and is
+/// counted unaccounted (`account` says why). Returns the keys by load
+/// ordinal, for `apply_with`.
+pub fn recover(report: &Report, applied: &Applied) -> HashMap<usize, Key> {
+    match_keyless(report, applied).0
 }
 
 /// Writes what the PTX holds into the report: per load, how many
 /// `ld.global` it became and the operator written; per function, the total
 /// and the loads no key accounts for.
 pub fn account(report: &mut Report, applied: &Applied) {
+    explain_unmatched(report, applied);
     let mut per_key: HashMap<u32, (u32, String)> = HashMap::new();
     let mut per_function: HashMap<&str, PtxCount> = HashMap::new();
     for l in &applied.loads {
@@ -529,7 +710,7 @@ pub fn account(report: &mut Report, applied: &Applied) {
                     .any(|p| p.recovered && p.key.is_some_and(|k| k.id == id));
                 if moved {
                     l.notes.push(
-                        "hoisted by the backend, which dropped its location; matched to its PTX load by width and function".into(),
+                        "moved by the backend, which dropped its location; matched to a keyless PTX load of the same function and shape, whose candidates all have this decision".into(),
                     );
                 }
             } else {
@@ -544,6 +725,46 @@ pub fn account(report: &mut Report, applied: &Applied) {
                 sk.ptx_loads = Some(per_key.get(&id).map_or(0, |e| e.0));
             }
         }
+    }
+}
+
+/// One warning per function whose keyless loads stayed as clang wrote them,
+/// saying why no decision was given to them.
+fn explain_unmatched(report: &mut Report, applied: &Applied) {
+    // The loads as they were before `recover`.
+    let mut before = applied.clone();
+    for l in &mut before.loads {
+        if l.recovered {
+            l.key = None;
+            l.recovered = false;
+        }
+    }
+    let (_, unmatched) = match_keyless(report, &before);
+    let mut per_function: Vec<(String, Unmatched, u32)> = Vec::new();
+    for (i, why) in unmatched {
+        let f = &before.loads[i].function;
+        match per_function
+            .iter_mut()
+            .find(|(g, w, _)| g == f && *w == why)
+        {
+            Some(e) => e.2 += 1,
+            None => per_function.push((f.clone(), why, 1)),
+        }
+    }
+    for (f, why, n) in per_function {
+        let name = report
+            .kernels
+            .iter()
+            .find(|k| k.symbol == f)
+            .map_or(f.clone(), |k| k.name.clone());
+        let reason = match why {
+            Unmatched::NoCandidate => "no analysed load of the same shape lacks its own",
+            Unmatched::Ambiguous => "they cannot be told apart from other reads of the same shape",
+            Unmatched::Disagree => "the analysed loads of the same shape have different decisions",
+        };
+        report.warnings.push(format!(
+            "{name}: {n} ld.global with no key (the backend moved or made them): {reason}; left as clang wrote them, unaccounted"
+        ));
     }
 }
 
@@ -608,13 +829,17 @@ mod tests {
             decision: Decision::Cache,
         }
         .line();
+        // File 1 is the source's, file 2 the key file: the same key line in
+        // file 1 (`#line 1073741826`) is the source's own, never a key.
         let ptx = format!(
             "//\n.version 8.5\n.target sm_52, debug\n.address_size 64\n\n.visible .entry k(\n)\n{{\n\
-             \t.loc\t1 0 0\n$L__func_begin0:\n\t.loc\t1 {bypass} 0\n\t@%p1 ld.global.f32 \t%f1, [%rd1+4];\n\
-             \t.loc\t1 {cache} 0\n\tld.global.nc.f32 \t%f2, [%rd2];\n\tld.global.v2.u32 \t{{%r1, %r2}}, [%rd3];\n\
+             \t.loc\t1 0 0\n$L__func_begin0:\n\t.loc\t2 {bypass} 0\n\t@%p1 ld.global.f32 \t%f1, [%rd1+4];\n\
+             \t.loc\t2 {cache} 0\n\tld.global.nc.f32 \t%f2, [%rd2];\n\tld.global.v2.u32 \t{{%r1, %r2}}, [%rd3];\n\
              \t// begin inline asm\n\tld.global.f32 %f3, [%rd4];\n\t// end inline asm\n\
-             \t.loc\t1 {} 0\n\tld.global.u8 \t%rs1, [%rd5];\n\tret;\n$L__tmp1:\n$L__func_end0:\n}}\n\
-             \t.file\t1 \"k.cu\"\n\t.section\t.debug_abbrev\n\t{{\n.b8 1\n\t}}\n\t.section\t.debug_loc\t{{\t}}\n",
+             \t.loc\t2 {} 0\n\tld.global.u8 \t%rs1, [%rd5];\n\
+             \t.loc\t1 {bypass} 0\n\tld.global.f32 \t%f4, [%rd6];\n\tret;\n$L__tmp1:\n$L__func_end0:\n}}\n\
+             \t.file\t1 \"/src/k.cu\"\n\t.file\t2 \"gpucc-cache-keys\"\n\
+             \t.section\t.debug_abbrev\n\t{{\n.b8 1\n\t}}\n\t.section\t.debug_loc\t{{\t}}\n",
             keys::NEUTRAL_LINE
         );
         let a = apply(&ptx, Strip::AllDebugInfo).unwrap();
@@ -623,11 +848,12 @@ mod tests {
              \t@%p1 ld.global.cg.f32 \t%f1, [%rd1+4];\n\
              \tld.global.nc.f32 \t%f2, [%rd2];\n\tld.global.ca.v2.u32 \t{%r1, %r2}, [%rd3];\n\
              \t// begin inline asm\n\tld.global.f32 %f3, [%rd4];\n\t// end inline asm\n\
-             \tld.global.u8 \t%rs1, [%rd5];\n\tret;\n}\n";
+             \tld.global.u8 \t%rs1, [%rd5];\n\tld.global.f32 \t%f4, [%rd6];\n\tret;\n}\n";
         assert_eq!(a.text, expect);
         let keys: Vec<Option<u32>> = a.loads.iter().map(|l| l.key.map(|k| k.id)).collect();
-        // The asm load is not counted; the load after the neutral line has no key.
-        assert_eq!(keys, vec![Some(3), Some(4), Some(4), None]);
+        // The asm load is not counted; the loads after the neutral line and
+        // after the source's own line 1073741826 have no key.
+        assert_eq!(keys, vec![Some(3), Some(4), Some(4), None, None]);
         assert_eq!(
             a.loads[1].kept,
             Some("read-only (.nc) path kept before sm_70")
@@ -636,7 +862,87 @@ mod tests {
         let user = apply(&ptx, Strip::KeysOnly).unwrap();
         assert!(user.text.contains("\t.loc\t1 0 0\n"));
         assert!(user.text.contains(".target sm_52, debug"));
-        assert!(!user.text.contains(&bypass.to_string()));
+        assert!(!user.text.contains(&format!("2 {bypass}")));
+        // The source's line stays in its line table.
+        assert!(user.text.contains(&format!("\t.loc\t1 {bypass} 0\n")));
+    }
+
+    #[test]
+    fn only_the_key_file_carries_keys() {
+        assert_eq!(key_file_index(".file\t2 \"gpucc-cache-keys\""), Some(2));
+        assert_eq!(
+            key_file_index(".file 7 \"/a/b/gpucc-cache-keys\", 0, 0"),
+            Some(7)
+        );
+        assert_eq!(key_file_index(".file\t1 \"/src/k.cu\""), None);
+        assert_eq!(key_file_index(".file\t1 \"gpucc-cache-keys.cu\""), None);
+        assert_eq!(key_file_index(".file\t1 \"x\\\"gpucc-cache-keys\""), None);
+        assert_eq!(loc_file_line(".loc\t3 1073741826 0"), Some((3, 1073741826)));
+        // A key line in the source's own file is not a key.
+        let ptx = ".version 8.5\n.target sm_90\n.entry k()\n{\n\t.loc\t1 1073741826 0\n\tld.global.f32 \t%f1, [%rd1];\n}\n\t.file\t1 \"k.cu\"\n";
+        let a = apply(ptx, Strip::KeysOnly).unwrap();
+        assert_eq!(a.text, ptx);
+        assert_eq!(a.loads[0].key, None);
+    }
+
+    /// A report with one kernel `k` whose loads are `(type, operator, decision, key)`.
+    fn report_with(loads: &[(&str, &str, &str, u32)]) -> Report {
+        let row = |(ty, op, d, key): &(&str, &str, &str, u32)| {
+            serde_json::json!({
+                "line": 1, "column": 1, "type": ty, "bytes": 4, "pattern": "", "guards": [],
+                "analyzable": true, "active_threads": 1, "locality": [], "traffic_on_bytes": 0,
+                "traffic_off_bytes": 0, "decision": d, "operator": op, "reason": "", "lowered": false,
+                "notes": [], "key": key
+            })
+        };
+        let kernel = serde_json::json!({
+            "name": "k", "symbol": "k", "kind": "kernel", "block_dim": [1, 1, 1],
+            "block_dim_source": "", "sampled_blocks": 1,
+            "loads": loads.iter().map(row).collect::<Vec<_>>(), "skipped": []
+        });
+        let mut r: Report = serde_json::from_value(serde_json::json!({
+            "arch": "sm_90", "model": "sectored", "policy": "auto", "l1_bytes": 0,
+            "kernels": [kernel], "warnings": []
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        r.warnings.clear();
+        r
+    }
+
+    #[test]
+    fn a_keyless_load_takes_a_decision_only_from_its_own_shape() {
+        let ptx = ".version 8.5\n.target sm_90\n.entry k()\n{\n\tld.global.f32 \t%f1, [%rd1];\n\tld.global.nc.f32 \t%f2, [%rd2];\n}\n";
+        let applied = apply(ptx, Strip::AllDebugInfo).unwrap();
+        // One plain float load lost its key; an __ldg read of the same width
+        // also has none: only the plain one is matched.
+        let report = report_with(&[("float", "ld.global.L1::no_allocate", "bypass", 0)]);
+        let keys = recover(&report, &applied);
+        assert_eq!(keys.len(), 1, "{keys:?}");
+        assert_eq!(keys[&0].decision, Decision::Bypass);
+        // Two candidates that disagree: neither decision is given.
+        let report = report_with(&[
+            ("float", "ld.global.L1::no_allocate", "bypass", 0),
+            ("float", "ld.global", "cache", 1),
+        ]);
+        assert!(recover(&report, &applied).is_empty());
+        // An integer load of the same width is another access.
+        let report = report_with(&[("i32", "ld.global.L1::no_allocate", "bypass", 0)]);
+        assert!(recover(&report, &applied).is_empty());
+        // More keyless loads than candidates: none is matched.
+        let two = ".version 8.5\n.target sm_90\n.entry k()\n{\n\tld.global.f32 \t%f1, [%rd1];\n\tld.global.f32 \t%f2, [%rd2];\n}\n";
+        let applied = apply(two, Strip::AllDebugInfo).unwrap();
+        let report = report_with(&[("float", "ld.global.L1::no_allocate", "bypass", 0)]);
+        assert!(recover(&report, &applied).is_empty());
+        let mut report = report;
+        account(&mut report, &applied);
+        assert!(
+            report
+                .warnings
+                .iter()
+                .any(|w| w.contains("cannot be told apart")),
+            "{:?}",
+            report.warnings
+        );
     }
 
     #[test]

@@ -300,7 +300,9 @@ impl<'a> Folder<'a> {
     /// the same address (and the load is neither volatile nor atomic, which
     /// may see another thread's write in between); unknown otherwise.
     fn loaded(&mut self, v: Value) -> E {
-        if v.is_volatile() || v.is_atomic() {
+        // An `__ldg()` call is never volatile or atomic (and has no such flags to ask).
+        let plain_load = v.opcode() == Some(Opcode::LLVMLoad);
+        if plain_load && (v.is_volatile() || v.is_atomic()) {
             return unknown(Why::Memory);
         }
         let from = self.fold(v.operand(0));
@@ -493,6 +495,9 @@ impl<'a> Folder<'a> {
         };
         if let Some(s) = Sreg::from_intrinsic(&name) {
             return Rc::new(Expr::Sreg(s));
+        }
+        if crate::global_loads::is_ldg(v) {
+            return self.loaded(v);
         }
         let minmax = [
             ("smin", BinOp::SMin),
