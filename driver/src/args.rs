@@ -795,11 +795,13 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
             "separate compilation (-fgpu-rdc, -rdc=true) is not supported for objects and programs: gpucc-cache links no device code; compile without it (PTX with -S takes it)"
         );
     }
+    let given = !(split.archs.is_empty() && split.gencodes.is_empty() && split.codes.is_empty());
     if single_device && targets.len() <= 1 {
+        // No arch given: the module's own target-cpu (IR), else clang's.
         return Ok(Invocation::Compile(Box::new(device_job(
             &split,
             &own,
-            targets.first().map(|t| t.arch),
+            targets.first().map(|t| t.arch).filter(|_| given),
             false,
         )?)));
     }
@@ -826,7 +828,12 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
     if kind == BuildKind::Objects && split.deps_file.is_some() && split.inputs.len() > 1 {
         bail!("-MF names one dependency file but -c compiles several inputs; drop -MF (each object gets its own .d)");
     }
-    let mut device = device_job(&split, &own, targets.first().map(|t| t.arch), true)?;
+    let mut device = device_job(
+        &split,
+        &own,
+        targets.first().map(|t| t.arch).filter(|_| given),
+        true,
+    )?;
     // The build names and writes every file itself.
     device.sidecars = Sidecars {
         deps_target_given: split.deps_target_given,
@@ -1030,6 +1037,14 @@ fn targets(split: &Split) -> Result<Vec<GpuTarget>> {
             // nvcc's -arch=compute_XX alone means PTX only; sm_XX both.
             add(parse(a)?, !a.starts_with("compute_"), false);
         }
+    }
+    if out.is_empty() {
+        // clang's default arch (clang 19), as a compile without one uses.
+        out.push(GpuTarget {
+            arch: Arch::parse("sm_52").expect("a supported arch"),
+            cubin: true,
+            ptx: false,
+        });
     }
     if split.gencodes.is_empty() && split.codes.is_empty() {
         // nvcc's default: the newest arch's PTX rides along for the JIT.
@@ -1443,6 +1458,8 @@ mod tests {
             .contains(&"-fcuda-flush-denormals-to-zero".to_string()));
         assert!(b.device.debug, "-lineinfo gives device line tables");
         assert!(!build(&["k.cu", "-o", "app", "-cudart", "none"]).cudart);
+        // No arch: clang's default, with its PTX.
+        assert_eq!(t(&["-c", "k.cu"]), [(52, true, true)]);
     }
 
     #[test]
