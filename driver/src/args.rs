@@ -314,8 +314,10 @@ pub struct Build {
     /// `-MF` or beside each object; whether system headers are left out.
     pub deps: Option<(Option<PathBuf>, bool)>,
     /// `-fsave-optimization-record[=FORMAT]` with `-c`: the device
-    /// compiles' records, named as clang names them.
+    /// compiles' records, named as clang names them, or at
+    /// `-foptimization-record-file=` (one arch and input only).
     pub record_format: Option<String>,
+    pub record_file: Option<PathBuf>,
 }
 
 /// What one input of a build is.
@@ -825,8 +827,16 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
             targets.len()
         );
     }
-    if kind == BuildKind::Objects && split.deps_file.is_some() && split.inputs.len() > 1 {
-        bail!("-MF names one dependency file but -c compiles several inputs; drop -MF (each object gets its own .d)");
+    if kind == BuildKind::DevicePerArch
+        && (split.deps.is_some() || split.record_format.is_some() || split.record_file.is_some())
+    {
+        bail!("-MD and -fsave-optimization-record with several archs in one -S run are not supported; compile one arch at a time for them");
+    }
+    if split.record_file.is_some() && (targets.len() > 1 || split.inputs.len() > 1) {
+        bail!("-foptimization-record-file names one file but several device compiles run; drop it (each gets clang's name, INPUT-cuda-nvptx64-nvidia-cuda-sm_XX.opt.yaml)");
+    }
+    if kind != BuildKind::DevicePerArch && split.deps_file.is_some() && split.inputs.len() > 1 {
+        bail!("-MF names one dependency file but several inputs are compiled; drop -MF (each input gets its own .d)");
     }
     let mut device = device_job(
         &split,
@@ -852,12 +862,12 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
         cudart: split.cudart.as_deref() != Some("none"),
         deps: split
             .deps
-            .filter(|_| kind == BuildKind::Objects)
             .map(|user_only| (split.deps_file.clone(), user_only)),
         record_format: split
             .record_format
             .clone()
-            .filter(|_| kind == BuildKind::Objects),
+            .or_else(|| split.record_file.as_ref().map(|_| "yaml".to_string())),
+        record_file: split.record_file.clone(),
     })))
 }
 

@@ -85,7 +85,11 @@ pub fn run(b: &Build) -> Result<()> {
                 let obj = cuda_object(b, &tools, input, &dir, &plan, i, &mut files, &mut reports)?;
                 Made::Object(obj)
             }
-            InputKind::Host => Made::Object(host_object(b, &tools, input, &dir)?),
+            InputKind::Host => {
+                let obj = host_object(b, &tools, input, &dir)?;
+                take_deps(&dir, &plan, i, &mut files)?;
+                Made::Object(obj)
+            }
             InputKind::Linker => Made::Linker(input.clone()),
             InputKind::Unknown => unreachable!("check_inputs refused it"),
         });
@@ -144,8 +148,14 @@ fn plan(b: &Build, files: &mut Outputs) -> Result<Plan> {
             _ => None,
         });
         plan.deps.push(match (&b.deps, b.kind) {
-            (Some((file, _)), BuildKind::Objects) if compiles => {
-                let f = file.clone().unwrap_or_else(|| object.with_extension("d"));
+            (Some((file, _)), BuildKind::Objects | BuildKind::Link) if compiles => {
+                // Beside the object (clang's name for it in a link too).
+                let beside = Path::new(input.file_name().unwrap_or(input.as_os_str()));
+                let default = match b.kind {
+                    BuildKind::Objects => object.with_extension("d"),
+                    _ => beside.with_extension("d"),
+                };
+                let f = file.clone().unwrap_or(default);
                 Some(files.output("-MF", &f)?)
             }
             _ => None,
@@ -156,14 +166,19 @@ fn plan(b: &Build, files: &mut Outputs) -> Result<Plan> {
                 (BuildKind::DevicePerArch, InputKind::Device(_)) => {
                     Some(files.output("-o", &arch_output(&b.device, input, t))?)
                 }
-                (BuildKind::Objects, InputKind::Device(_)) if b.record_format.is_some() => {
+                (BuildKind::Objects | BuildKind::Link, InputKind::Device(_))
+                    if b.record_format.is_some() =>
+                {
                     let format = b.record_format.as_deref().unwrap_or("yaml");
-                    let name = format!(
-                        "{}-cuda-nvptx64-nvidia-cuda-{}.opt.{format}",
-                        object.with_extension("").display(),
-                        t.arch
-                    );
-                    Some(files.output("-fsave-optimization-record", Path::new(&name))?)
+                    let name = match &b.record_file {
+                        Some(f) => f.clone(),
+                        None => PathBuf::from(format!(
+                            "{}-cuda-nvptx64-nvidia-cuda-{}.opt.{format}",
+                            object.with_extension("").display(),
+                            t.arch
+                        )),
+                    };
+                    Some(files.output("-foptimization-record-file", &name)?)
                 }
                 _ => None,
             });
@@ -345,7 +360,7 @@ fn cuda_object(
     deps_flags(b, &mut cmd, dir, input);
     cmd.arg("-c").arg(input).arg("-o").arg(&obj);
     expect_ok(tool_run(&mut cmd, b.device.verbose)?, "clang", input)?;
-    take_deps(b, dir, plan, i, files)?;
+    take_deps(dir, plan, i, files)?;
     Ok(obj)
 }
 
@@ -467,22 +482,25 @@ fn sm_name(t: &GpuTarget) -> String {
 /// `-MD -MF` for a host compile whose dependency list is asked for, into
 /// `dir`, naming the object as the target (unless `-MT`/`-MQ` did).
 fn deps_flags(b: &Build, cmd: &mut Command, dir: &Path, input: &Path) {
-    if let Some((_, user_only)) = &b.deps {
-        cmd.arg(if *user_only { "-MMD" } else { "-MD" })
-            .arg("-MF")
-            .arg(dir.join("host.d"));
-        if !b.device.sidecars.deps_target_given {
-            cmd.arg("-MQ").arg(object_name(b, input));
-        }
+    // Always asked for: the headers are inputs no output may overwrite.
+    // `-MMD` only when the user's file must be that.
+    let user_only = b.deps.as_ref().is_some_and(|(_, user_only)| *user_only);
+    cmd.arg(if user_only { "-MMD" } else { "-MD" })
+        .arg("-MF")
+        .arg(dir.join("host.d"));
+    if !b.device.sidecars.deps_target_given {
+        cmd.arg("-MQ").arg(object_name(b, input));
     }
 }
 
-fn take_deps(b: &Build, dir: &Path, plan: &Plan, i: usize, files: &mut Outputs) -> Result<()> {
-    if let (Some(_), Some(slot)) = (&b.deps, plan.deps[i]) {
-        let d = std::fs::read(dir.join("host.d")).context("clang wrote no dependency file")?;
-        for h in crate::depfile::dependencies(&String::from_utf8_lossy(&d)) {
-            files.input("a file the source includes", &h)?;
-        }
+/// The host compile's dependency list: its files become inputs of the run,
+/// and the user's dependency file when one was asked for.
+fn take_deps(dir: &Path, plan: &Plan, i: usize, files: &mut Outputs) -> Result<()> {
+    let d = std::fs::read(dir.join("host.d")).context("clang wrote no dependency file")?;
+    for h in crate::depfile::dependencies(&String::from_utf8_lossy(&d)) {
+        files.input("a file the source includes", &h)?;
+    }
+    if let Some(slot) = plan.deps[i] {
         files.fill(slot, d);
     }
     Ok(())
@@ -494,6 +512,7 @@ fn host_object(b: &Build, tools: &Tools, input: &Path, dir: &Path) -> Result<Pat
     let mut cmd = Command::new(&tools.clang.path);
     cmd.args(host_side(&b.device.clang_flags))
         .args(&b.host_flags);
+    deps_flags(b, &mut cmd, dir, input);
     cmd.arg("-c").arg(input).arg("-o").arg(&obj);
     expect_ok(tool_run(&mut cmd, b.device.verbose)?, "clang", input)?;
     Ok(obj)

@@ -144,6 +144,16 @@ pub fn device(job: &Job, scratch: &Path) -> Result<Made> {
     let all_deps =
         std::fs::read(scratch.join(DEPS_FILE)).context("clang wrote no dependency list")?;
     made.read = crate::depfile::dependencies(&String::from_utf8_lossy(&all_deps));
+    if job
+        .sidecars
+        .deps
+        .as_ref()
+        .is_some_and(|(_, user_only)| *user_only)
+    {
+        // The user's -MMD list leaves system headers out; they are inputs
+        // all the same. One preprocessing run lists them (-MMD runs only).
+        made.read.extend(every_file_read(job, scratch)?);
+    }
     Ok(made)
 }
 
@@ -242,11 +252,15 @@ pub(crate) fn parse_module<'c>(context: &'c Context, job: &Job) -> Result<Module
 /// The module to analyse for `job`, parsed into `context`: a `.ll`/`.bc`
 /// input as it is; a `.cu` compiled by clang alone (no plugin) to device
 /// IR in `tmp`, with the launch shapes of its host code added to `opts`.
+///
+/// `read` gets the files clang read (the source and its headers): inputs
+/// no output of the caller may overwrite.
 pub(crate) fn device_module<'c>(
     job: &Job,
     context: &'c Context,
     tmp: &Path,
     opts: &mut Options,
+    read: &mut Vec<PathBuf>,
 ) -> Result<Module<'c>> {
     if job.stdin.is_none() {
         crate::output::check_input(&job.input)?;
@@ -265,18 +279,26 @@ pub(crate) fn device_module<'c>(
         "-c",
         "-emit-llvm",
         "-fno-discard-value-names",
-        "-o",
+        "-MD",
+        "-MF",
     ])
+    .arg(tmp.join(DEPS_FILE))
+    .arg("-o")
     .arg(&ir);
     match run_clang(job, &mut cmd)? {
-        toolchain::Ended::Ok => parse_module(
-            context,
-            &Job {
-                input: ir.clone(),
-                stdin: None,
-                ..job.clone()
-            },
-        ),
+        toolchain::Ended::Ok => {
+            let deps =
+                std::fs::read(tmp.join(DEPS_FILE)).context("clang wrote no dependency list")?;
+            *read = crate::depfile::dependencies(&String::from_utf8_lossy(&deps));
+            parse_module(
+                context,
+                &Job {
+                    input: ir.clone(),
+                    stdin: None,
+                    ..job.clone()
+                },
+            )
+        }
         toolchain::Ended::Failed => {
             bail!("clang failed on {} (its errors are above)", shown(job))
         }
@@ -623,6 +645,26 @@ fn sidecar_flags(job: &Job, scratch: &Path, cmd: &mut Command) -> SidecarPaths {
     SidecarPaths {
         deps: side.deps.as_ref().map(|_| deps),
         record,
+    }
+}
+
+/// Every file a compile of `job` reads, system headers included: clang's
+/// `-M` (preprocessing only).
+fn every_file_read(job: &Job, scratch: &Path) -> Result<Vec<PathBuf>> {
+    let (clang, cuda) = find_tools(job)?;
+    let mut cmd = clang_command(job, &clang.path, &cuda.path);
+    let list = scratch.join("every.d");
+    cmd.args(["--cuda-device-only", "-M", "-MF"])
+        .arg(&list)
+        .args(["-o", "/dev/null"]);
+    match run_clang(job, &mut cmd)? {
+        toolchain::Ended::Ok => {
+            let deps = std::fs::read(&list).context("clang wrote no dependency list")?;
+            Ok(crate::depfile::dependencies(&String::from_utf8_lossy(
+                &deps,
+            )))
+        }
+        _ => bail!("clang failed listing the headers of {}", shown(job)),
     }
 }
 

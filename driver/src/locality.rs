@@ -202,7 +202,11 @@ pub fn run(args: &[String]) -> Result<()> {
     let tmp = crate::output::temp_dir()?;
     let context = Context::create();
     let mut opts = job.options.clone();
-    let module = crate::compile::device_module(&job, &context, tmp.path(), &mut opts)?;
+    let mut read = Vec::new();
+    let module = crate::compile::device_module(&job, &context, tmp.path(), &mut opts, &mut read)?;
+    for header in &read {
+        files.input("a file the source includes", header)?;
+    }
     // Only the kernel asked for is analysed and traced (issue 16 item 5).
     let (report, traces, names) =
         gpucc_cache_pass::kernel_traces(&module, &opts, req.kernel.as_deref())
