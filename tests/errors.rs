@@ -140,6 +140,23 @@ fn builds_refuse_what_they_cannot_make() {
     );
     assert_clean_failure(&[&cu, "-gencode", "arch=compute_80", "-c"], "-gencode");
     assert_clean_failure(&[&cu, "-cudart", "dynamic", "-o", "app"], "-cudart dynamic");
+    assert_clean_failure(&[&cu, "-c", "-dc"], "-dc is separate compilation");
+    assert_clean_failure(
+        &[&cu, "-cudart", "static", "-o", "/tmp/gpucc-cache-never"],
+        "libcudart_static.a",
+    );
+    assert_clean_failure(
+        &[&cu, "-c", "-gencode", "arch=compute_90,code=sm_80"],
+        "cannot come from the virtual arch compute_90",
+    );
+    assert_clean_failure(
+        &[&cu, "-c", "-gencode", "arch=compute_80,code=compute_90"],
+        "cannot come from",
+    );
+    assert_clean_failure(
+        &[&cu, "-c", "-arch=sm_80", "--no-cuda-include-ptx=sm_70"],
+        "names no requested arch",
+    );
 }
 
 /// In opt, a wrong module or a bad parameter ends with one LLVM ERROR line

@@ -95,7 +95,8 @@ fn outputs_write_through_devices_fifos_and_symlinks() {
             .unwrap();
         assert!(made.success());
         for args in [
-            vec![s(&src), "-o", s(&dev)],
+            vec![s(&src), "-S", "-o", s(&dev)],
+            vec![s(&src), "-o", s(&dev), "--cache-report=none"],
             vec![s(&src), "-o", "x.ptx", "--cache-report-file", s(&dev)],
             vec![
                 "partition",
@@ -149,7 +150,16 @@ fn outputs_write_through_devices_fifos_and_symlinks() {
     let target = d.join("real.out");
     let link = d.join("link.out");
     std::os::unix::fs::symlink("real.out", &link).unwrap();
-    check_link(&[s(&src), "-o", s(&link)], &target, &link, ".entry");
+    check_link(&[s(&src), "-S", "-o", s(&link)], &target, &link, ".entry");
+    // A program through a link: the executable is written where it leads.
+    std::fs::write(&target, "old").unwrap();
+    let (ok, _, err) = gpucc_in(d, &[s(&src), "-o", s(&link), "--cache-report=none"]);
+    assert!(ok, "{err}");
+    assert!(std::fs::read(&target).unwrap().starts_with(b"\x7fELF"));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
     check_link(
         &[
             s(&src),
@@ -279,6 +289,56 @@ fn outputs_never_overwrite_any_input() {
         std::fs::read_to_string(&rsp).unwrap(),
         "-O2 --cache-report=none"
     );
+    // Headers only the host side includes, the header of a C++ input, a
+    // host-only build, locality, and a system header under -MMD.
+    std::fs::write(d.join("hosth.h"), "int host_only();\n").unwrap();
+    std::fs::write(
+        d.join("hm.cu"),
+        "#include \"cell.cuh\"\n#ifndef __CUDA_ARCH__\n#include \"hosth.h\"\n#endif\n\
+         __global__ void k(float *a) { a[threadIdx.x] *= SCALE; }\n\
+         int main() { float *a; cudaMalloc(&a, 1024); k<<<1, 256>>>(a); return 0; }\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("cpph.h"), "int hf();\n").unwrap();
+    std::fs::write(
+        d.join("hf.cpp"),
+        "#include \"cpph.h\"\nint hf() { return 0; }\n",
+    )
+    .unwrap();
+    std::fs::create_dir(d.join("sysinc")).unwrap();
+    std::fs::write(d.join("sysinc/sysh.h"), "#define SYSV 1\n").unwrap();
+    std::fs::write(
+        d.join("s.cu"),
+        "#include <sysh.h>\n__global__ void s(float *a) { a[threadIdx.x] = SYSV; }\n",
+    )
+    .unwrap();
+    let kept: Vec<(PathBuf, Vec<u8>)> = ["hosth.h", "cell.cuh", "cpph.h", "sysinc/sysh.h"]
+        .iter()
+        .map(|f| (d.join(f), std::fs::read(d.join(f)).unwrap()))
+        .collect();
+    for args in [
+        vec!["hm.cu", "-o", "hosth.h"],
+        vec!["-c", "hm.cu", "-arch=sm_80", "-o", "hosth.h"],
+        vec!["-c", "hm.cu", "-o", "hm.o", "--cache-report-file=hosth.h"],
+        vec!["-c", "hm.cu", "--cuda-host-only", "-o", "cell.cuh"],
+        vec!["hm.cu", "hf.cpp", "-o", "cpph.h"],
+        vec![
+            "-S",
+            "s.cu",
+            "-isystem",
+            "sysinc",
+            "-MMD",
+            "-o",
+            "sysinc/sysh.h",
+        ],
+        vec!["locality", "hm.cu", "--kernel=k", "--csv=cell.cuh"],
+    ] {
+        let (ok, _, err) = gpucc_in(d, &args);
+        assert_refused(ok, &err, "would overwrite a file the source includes");
+    }
+    for (f, bytes) in kept {
+        assert_eq!(std::fs::read(&f).unwrap(), bytes, "{} changed", f.display());
+    }
     // The partition graph, through a hard link.
     let graph = d.join("g.txt");
     std::fs::write(&graph, "0 1\n1 2\n2 3\n3 0\n").unwrap();
@@ -681,4 +741,51 @@ fn driver_inputs_are_regular_files() {
             "{args:?} took too long"
         );
     }
+    // A response file that is a FIFO (no writer would ever come).
+    let (ok, _, err) = gpucc_in(d, &[&format!("@{}", s(&fifo)), s(&src), "-S"]);
+    assert_refused(ok, &err, "response file");
+    let (ok, _, err) = gpucc_in(d, &["@missing.rsp", s(&src), "-S"]);
+    assert_refused(ok, &err, "response file missing.rsp not found");
+    std::fs::write(d.join("open.rsp"), "'-DX=1").unwrap();
+    let (ok, _, err) = gpucc_in(d, &["@open.rsp", s(&src), "-S"]);
+    assert_refused(ok, &err, "never closed");
+}
+
+/// Messages to a standard error that cannot be written (a full disk) do
+/// not turn into a panic.
+#[test]
+fn an_unwritable_stderr_is_no_crash() {
+    if !is_root() {
+        eprintln!("not root: this test needs mknod (CI runs as root)");
+        return;
+    }
+    let (dir, src) = project();
+    let d = dir.path();
+    let full = d.join("full");
+    let made = Command::new("mknod")
+        .arg(&full)
+        .args(["c", "1", "7"])
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let to_full = || std::fs::OpenOptions::new().write(true).open(&full).unwrap();
+    let out = Command::new(driver())
+        .current_dir(d)
+        .args([s(&src), "-S", "-o", "k.ptx", "--cache-polcy=off"])
+        .stderr(to_full())
+        .status()
+        .unwrap();
+    assert_eq!(out.code(), Some(1), "an error exit, not a panic (101)");
+    let out = Command::new(driver())
+        .current_dir(d)
+        .args([s(&src), "-S", "-o", "k.ptx"])
+        .stderr(to_full())
+        .status()
+        .unwrap();
+    assert_eq!(
+        out.code(),
+        Some(0),
+        "the report is lost, the PTX is written"
+    );
+    assert!(d.join("k.ptx").is_file());
 }

@@ -98,6 +98,54 @@ fn an_executable_with_one_cubin_per_arch() {
     assert_eq!(archs, ARCHS);
 }
 
+/// Without an arch flag a build embeds clang's default (sm_52) and its
+/// PTX; `--no-cuda-include-ptx=` and `--cuda-include-ptx=` say which PTX
+/// goes in (CMake's `80-real`); `-o -` writes the object to stdout.
+#[test]
+fn default_arch_ptx_switches_and_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    gpucc_ok(
+        d,
+        &["-c", s(&program()), "-o", "plain.o", "--cache-report=none"],
+    );
+    let listed = cuobjdump(&["-lelf", "-lptx"], &d.join("plain.o"));
+    assert!(
+        listed.contains(".sm_52.cubin") && listed.contains(".sm_52.ptx"),
+        "{listed}"
+    );
+    gpucc_ok(
+        d,
+        &[
+            "-c",
+            s(&program()),
+            "-o",
+            "real.o",
+            "--cuda-gpu-arch=sm_70",
+            "--cuda-gpu-arch=sm_80",
+            "--no-cuda-include-ptx=sm_80",
+            "--cuda-include-ptx=sm_70",
+            "--cache-report=none",
+        ],
+    );
+    let listed = cuobjdump(&["-lelf", "-lptx"], &d.join("real.o"));
+    assert!(
+        listed.contains(".sm_70.ptx") && !listed.contains(".sm_80.ptx"),
+        "{listed}"
+    );
+    assert_eq!(listed.matches("ELF file").count(), 2, "{listed}");
+    let out = run(Command::new(driver()).current_dir(d).args([
+        "-c",
+        s(&program()),
+        "-o",
+        "-",
+        "--cache-report=none",
+    ]));
+    assert!(out.status.success());
+    assert!(out.stdout.starts_with(b"\x7fELF"));
+    assert!(!d.join("-").exists());
+}
+
 /// `-c` then a link, by the driver and by clang; and mixed inputs: a CUDA
 /// file with a host launcher and a C++ main.
 #[test]

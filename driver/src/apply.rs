@@ -69,7 +69,8 @@ fn read_bounded(path: &std::path::Path) -> Result<String> {
 
 pub fn run(args: &[String]) -> Result<()> {
     if args.iter().any(|a| a == "-h" || a == "--help") {
-        println!("{USAGE}");
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), "{USAGE}");
         return Ok(());
     }
     let a = parse(args)?;
@@ -86,7 +87,7 @@ pub fn run(args: &[String]) -> Result<()> {
     })?;
     let keyed = applied.loads.iter().filter(|l| l.key.is_some()).count();
     if keyed == 0 && !applied.loads.is_empty() {
-        eprintln!(
+        say!(
             "gpucc-cache: warning: {} has no keyed loads; was it compiled with the plugin's lower=keys and line tables kept?",
             a.input.display()
         );

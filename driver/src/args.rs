@@ -112,7 +112,6 @@ const CLANG_VALUED: &[&str] = &[
     "-F",
     "-Xclang",
     "-mllvm",
-    "-Xcuda-fatbinary",
     "-Xarch_device",
     "-Xassembler",
     "-Xpreprocessor",
@@ -307,6 +306,9 @@ pub struct Build {
     pub host_flags: Vec<String>,
     pub link_flags: Vec<String>,
     pub ptxas_flags: Vec<String>,
+    pub fatbinary_flags: Vec<String>,
+    /// nvcc's `-cudart static`: the static runtime, which must exist.
+    pub cudart_static: bool,
     /// Link the CUDA runtime (`-lcudart` from the CUDA root); nvcc's
     /// `-cudart none` turns it off.
     pub cudart: bool,
@@ -424,6 +426,10 @@ struct Split {
     rdc: bool,
     /// nvcc's `-cudart none|shared|static`.
     cudart: Option<String>,
+    /// `--cuda-include-ptx=ARCH|all` (true), `--no-cuda-include-ptx=` (false).
+    include_ptx: Vec<(String, bool)>,
+    /// Flags for fatbinary (`-Xcuda-fatbinary`).
+    fatbinary: Vec<String>,
 }
 
 impl Split {
@@ -447,6 +453,7 @@ impl Split {
     /// Takes `argv[*i]` (and its value, advancing `i`); true if it is ours.
     fn take(&mut self, argv: &[String], i: &mut usize) -> Result<bool> {
         let a = argv[*i].as_str();
+        let (before, archs_before) = (self.clang.len(), self.archs.len());
         if self.only_inputs || a == "-" {
             self.input(a);
             return Ok(false);
@@ -474,11 +481,28 @@ impl Split {
             self.output = Some(value_of(argv, i, a)?.into());
         } else if let Some(o) = a.strip_prefix("-o").filter(|o| !o.is_empty()) {
             self.output = Some(o.into());
-        } else if self.take_nvcc(argv, i)? || self.take_link(argv, i)? {
+        } else if self.take_nvcc(argv, i)? {
+            // nvcc's spelling: not clang's, so a pass-through run (-E, -M)
+            // gets what it was mapped to instead.
+            let mapped = self.clang[before..].to_vec();
+            self.clang_raw.extend(mapped);
+            if let Some(arch) = self.archs.get(archs_before) {
+                self.clang_raw.push(format!("--cuda-gpu-arch={arch}"));
+            }
+            return Ok(true);
+        } else if self.take_link(argv, i)? {
+        } else if a == "-arch" || a.starts_with("-arch=") {
+            // nvcc's -arch (clang's own -arch is Darwin's).
+            self.take_arch(argv, i)?;
+            for arch in &self.archs[archs_before..] {
+                self.clang_raw.push(format!("--cuda-gpu-arch={arch}"));
+            }
+            return Ok(true);
         } else if a == "-x" {
-            self.language = Some(value_of(argv, i, a)?.into());
+            let l = value_of(argv, i, a)?;
+            self.language = (l != "none").then(|| l.into());
         } else if let Some(l) = a.strip_prefix("-x").filter(|l| !l.is_empty()) {
-            self.language = Some(l.into());
+            self.language = (l != "none").then(|| l.into());
         } else if !self.take_mode(a)? && !self.take_arch(argv, i)? && !self.take_sidecar(argv, i)? {
             if CLANG_VALUED.contains(&a) {
                 self.clang.push(a.into());
@@ -529,6 +553,19 @@ impl Split {
             "-Xptxas" | "--ptxas-options" | "-Xcuda-ptxas" => self
                 .ptxas
                 .extend(value(argv, i)?.split(',').map(String::from)),
+            "-Xcuda-fatbinary" | "-Xfatbin" | "--fatbin-options" => self
+                .fatbinary
+                .extend(value(argv, i)?.split(',').map(String::from)),
+            "-dc" | "--device-c" | "-dw" | "--device-w" | "-dlink" | "--device-link" => bail!(
+                "{a} is separate compilation, which gpucc-cache does not support (it links no device code); compile with -c"
+            ),
+            "-G" | "--device-debug" => {
+                // nvcc: device debug info, device optimisation off.
+                self.clang.extend(
+                    ["--cuda-noopt-device-debug", "-Xarch_device", "-g"].map(String::from),
+                );
+                self.debug = true;
+            }
             // Separate compilation: clang's flag either way, so that a PTX run
             // compiles (and the analysis reasons) as for -fgpu-rdc; builds
             // refuse it (`parse`).
@@ -560,7 +597,7 @@ impl Split {
             }
             "-ccbin" | "--compiler-bindir" => {
                 let v = value(argv, i)?;
-                eprintln!("gpucc-cache: note: -ccbin {v} ignored: clang compiles the host code");
+                say!("gpucc-cache: note: -ccbin {v} ignored: clang compiles the host code");
             }
             "--use_fast_math" | "-use_fast_math" => {
                 // nvcc: --ftz=true --prec-div=false --prec-sqrt=false
@@ -703,6 +740,12 @@ impl Split {
             self.archs.push(v.into());
         } else if a == "-arch" {
             self.archs.push(value_of(argv, i, a)?.into());
+        } else if let Some(v) = a.strip_prefix("--cuda-include-ptx=") {
+            self.include_ptx
+                .extend(v.split(',').map(|x| (x.to_string(), true)));
+        } else if let Some(v) = a.strip_prefix("--no-cuda-include-ptx=") {
+            self.include_ptx
+                .extend(v.split(',').map(|x| (x.to_string(), false)));
         } else if let Some(v) = a.strip_prefix("--cuda-path=") {
             self.cuda_path = Some(v.into());
         } else if a == "--cuda-path" {
@@ -859,6 +902,8 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
         host_flags: split.host.clone(),
         link_flags: split.link.clone(),
         ptxas_flags: split.ptxas.clone(),
+        fatbinary_flags: split.fatbinary.clone(),
+        cudart_static: split.cudart.as_deref() == Some("static"),
         cudart: split.cudart.as_deref() != Some("none"),
         deps: split
             .deps
@@ -884,7 +929,12 @@ fn is_cmake_probe(input: &Path) -> bool {
 fn device_job(split: &Split, own: &Own, arch: Option<Arch>, template: bool) -> Result<Job> {
     let (input, x) = match split.inputs.as_slice() {
         [one] => one.clone(),
-        [first, ..] if template => first.clone(),
+        [first, ..] if template => split
+            .inputs
+            .iter()
+            .find(|(p, x)| matches!(language(p, x.as_deref()), Ok(Some(_))))
+            .unwrap_or(first)
+            .clone(),
         many => bail!(
             "{} input files given; -S and -emit-llvm compile one file at a time",
             many.len()
@@ -1032,15 +1082,27 @@ fn targets(split: &Split) -> Result<Vec<GpuTarget>> {
         if codes.is_empty() {
             bail!("-gencode {g}: expected arch=compute_XX,code=sm_XX or code=compute_XX");
         }
+        let v = parse(&virt)?;
         for c in codes {
             let arch = parse(&c)?;
+            check_code(g, v, &c, arch)?;
             add(arch, c.starts_with("sm_"), c.starts_with("compute_"));
         }
-        parse(&virt)?;
     }
     if !split.codes.is_empty() {
+        let virt = match split.archs.as_slice() {
+            [] => None,
+            [a] => Some(parse(a)?),
+            _ => {
+                bail!("-code with several -arch values; give one -arch=compute_XX, or use -gencode")
+            }
+        };
         for c in &split.codes {
-            add(parse(c)?, c.starts_with("sm_"), c.starts_with("compute_"));
+            let arch = parse(c)?;
+            if let Some(v) = virt {
+                check_code("-code", v, c, arch)?;
+            }
+            add(arch, c.starts_with("sm_"), c.starts_with("compute_"));
         }
     } else {
         for a in &split.archs {
@@ -1062,7 +1124,44 @@ fn targets(split: &Split) -> Result<Vec<GpuTarget>> {
             newest.ptx = true;
         }
     }
+    // clang's own PTX switches, in order, over the default.
+    for (which, on) in &split.include_ptx {
+        let mut any = false;
+        for t in out.iter_mut() {
+            if which == "all" || Arch::parse(which) == Some(t.arch) {
+                t.ptx = *on;
+                any = true;
+            }
+        }
+        if !any {
+            bail!(
+                "--{}cuda-include-ptx={which} names no requested arch; give one of the --cuda-gpu-arch values or all",
+                if *on { "" } else { "no-" }
+            );
+        }
+    }
+    if out.iter().any(|t| !t.cubin && !t.ptx) {
+        out.retain(|t| t.cubin || t.ptx);
+    }
     Ok(out)
+}
+
+/// nvcc's rule for `arch=compute_XX,code=...`: machine code for sm_YY needs
+/// YY ≥ XX (it is compiled from compute_XX's PTX), and PTX is compute_XX's
+/// own.
+fn check_code(what: &str, virt: Arch, code: &str, arch: Arch) -> Result<()> {
+    let ok = if code.starts_with("compute_") {
+        arch == virt
+    } else {
+        arch.sm >= virt.sm
+    };
+    if !ok {
+        bail!(
+            "{what}: code={code} cannot come from the virtual arch {}; sm_YY needs YY >= XX, compute_YY needs YY = XX",
+            virt.to_string().replace("sm_", "compute_")
+        );
+    }
+    Ok(())
 }
 
 impl Job {
@@ -1301,6 +1400,37 @@ mod tests {
         assert_eq!(job(&["m.ll", "-S"]).output, PathBuf::from("m.ptx"));
         let j = job(&["m.ll", "-S", "-emit-llvm", "-o", "n.ll"]);
         assert_eq!(j.output, PathBuf::from("n.ll"));
+    }
+
+    #[test]
+    fn preprocessing_takes_nvcc_flags_mapped() {
+        let v: Vec<String> = [
+            "-M",
+            "-arch=sm_80",
+            "-Xcompiler",
+            "-fPIC",
+            "--std=c++17",
+            "k.cu",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let Ok(Invocation::PassThrough(run)) = parse(&v) else {
+            panic!("-M is a pass-through run")
+        };
+        assert_eq!(
+            run.args,
+            [
+                "-x",
+                "cuda",
+                "-Wno-unknown-cuda-version",
+                "-O3",
+                "-M",
+                "--cuda-gpu-arch=sm_80",
+                "-std=c++17",
+                "k.cu"
+            ]
+        );
     }
 
     #[test]

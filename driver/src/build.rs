@@ -94,18 +94,25 @@ pub fn run(b: &Build) -> Result<()> {
             InputKind::Unknown => unreachable!("check_inputs refused it"),
         });
     }
+    let mut stdout_bytes = None;
     match b.kind {
         BuildKind::Objects => {
             for (m, slot) in made.iter().zip(&plan.objects) {
-                if let (Made::Object(obj), Some(slot)) = (m, slot) {
-                    files.fill(*slot, std::fs::read(obj)?);
+                if let Made::Object(obj) = m {
+                    match slot {
+                        Some(slot) => files.fill(*slot, std::fs::read(obj)?),
+                        None if to_stdout(b) => stdout_bytes = Some(std::fs::read(obj)?),
+                        None => {}
+                    }
                 }
             }
         }
         BuildKind::Link => {
-            let exe = link(b, &tools, &made, scratch.path())?;
-            let slot = plan.link.expect("a link plans its output");
-            files.fill_executable(slot, std::fs::read(exe)?);
+            let exe = std::fs::read(link(b, &tools, &made, scratch.path())?)?;
+            match plan.link {
+                Some(slot) => files.fill_executable(slot, exe),
+                None => stdout_bytes = Some(exe),
+            }
         }
         BuildKind::DevicePerArch => {}
     }
@@ -114,8 +121,15 @@ pub fn run(b: &Build) -> Result<()> {
         files.fill(slot, text.clone().into_bytes());
     }
     files.commit()?;
+    if let Some(bytes) = stdout_bytes {
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        out.write_all(&bytes)
+            .and_then(|()| out.flush())
+            .context("cannot write the output to standard output")?;
+    }
     if let (None, Some(text)) = (&b.device.report_file, report_text) {
-        eprint!("{text}");
+        crate::say::stderr(&text);
     }
     Ok(())
 }
@@ -144,7 +158,7 @@ fn plan(b: &Build, files: &mut Outputs) -> Result<Plan> {
         let compiles = matches!(kind, InputKind::Device(_) | InputKind::Host);
         let object = object_name(b, input);
         plan.objects.push(match b.kind {
-            BuildKind::Objects if compiles => Some(files.output("-o", &object)?),
+            BuildKind::Objects if compiles && !to_stdout(b) => Some(files.output("-o", &object)?),
             _ => None,
         });
         plan.deps.push(match (&b.deps, b.kind) {
@@ -185,7 +199,7 @@ fn plan(b: &Build, files: &mut Outputs) -> Result<Plan> {
         }
         plan.per_arch.push(per);
     }
-    if b.kind == BuildKind::Link {
+    if b.kind == BuildKind::Link && !to_stdout(b) {
         let out = b.output.clone().unwrap_or_else(|| PathBuf::from("a.out"));
         plan.link = Some(files.output("-o", &out)?);
     }
@@ -193,6 +207,11 @@ fn plan(b: &Build, files: &mut Outputs) -> Result<Plan> {
         plan.report = Some(files.output("--cache-report-file", r)?);
     }
     Ok(plan)
+}
+
+/// `-o -`: the object or program goes to standard output.
+fn to_stdout(b: &Build) -> bool {
+    b.output.as_ref().is_some_and(|o| o.as_os_str() == "-")
 }
 
 /// clang's name for the object of `input` with `-c`: `-o`, else the
@@ -336,6 +355,7 @@ fn cuda_object(
         let mut cmd = Command::new(tools.bin("fatbinary")?);
         cmd.arg(format!("--create={}", fatbin.display()))
             .arg("-64")
+            .args(&b.fatbinary_flags)
             .args(&images);
         expect_ok(tool_run(&mut cmd, b.device.verbose)?, "fatbinary", input)?;
     }
@@ -369,14 +389,31 @@ fn cuda_object(
 /// compile would only warn about as unused.
 fn host_side(flags: &[String]) -> Vec<String> {
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < flags.len() {
-        match flags[i].as_str() {
-            "-Xarch_device" => i += 1,
-            "-fcuda-flush-denormals-to-zero" | "-fgpu-approx-transcendentals" => {}
-            _ => out.push(flags[i].clone()),
+    let mut it = flags.iter();
+    while let Some(f) = it.next() {
+        match f.as_str() {
+            // The make target goes with the dependency flags (`deps_flags`).
+            "-Xarch_device" | "-MT" | "-MQ" => {
+                it.next();
+            }
+            "-fcuda-flush-denormals-to-zero"
+            | "-fgpu-approx-transcendentals"
+            | "--cuda-noopt-device-debug" => {}
+            _ => out.push(f.clone()),
         }
-        i += 1;
+    }
+    out
+}
+
+/// The user's `-MT`/`-MQ` pairs.
+fn make_targets(flags: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut it = flags.iter();
+    while let Some(f) = it.next() {
+        if matches!(f.as_str(), "-MT" | "-MQ") {
+            out.push(f.clone());
+            out.extend(it.next().cloned());
+        }
     }
     out
 }
@@ -488,7 +525,9 @@ fn deps_flags(b: &Build, cmd: &mut Command, dir: &Path, input: &Path) {
     cmd.arg(if user_only { "-MMD" } else { "-MD" })
         .arg("-MF")
         .arg(dir.join("host.d"));
-    if !b.device.sidecars.deps_target_given {
+    if b.device.sidecars.deps_target_given {
+        cmd.args(make_targets(&b.device.clang_flags));
+    } else {
         cmd.arg("-MQ").arg(object_name(b, input));
     }
 }
@@ -539,7 +578,16 @@ fn link(b: &Build, tools: &Tools, made: &[Made], scratch: &Path) -> Result<PathB
     cmd.args(&b.host_flags).args(&link_flags);
     if b.cudart {
         cmd.arg(format!("-L{}", lib.display()));
-        if !names_cudart {
+        if b.cudart_static && !names_cudart {
+            // nvcc's -cudart static: the static runtime and what it needs.
+            if !lib.join("libcudart_static.a").is_file() {
+                bail!(
+                    "-cudart static needs libcudart_static.a, which {} does not have (NVIDIA's runtime wheel ships only the shared one); use -cudart shared, or CUDA_PATH to a full CUDA install",
+                    lib.display()
+                );
+            }
+            cmd.args(["-lcudart_static", "-ldl", "-lpthread", "-lrt"]);
+        } else if !names_cudart {
             cmd.arg("-lcudart");
         }
         cmd.arg(format!("-Wl,-rpath,{}", lib.display()));
@@ -590,7 +638,7 @@ fn runtime_libraries(flags: &[String], lib: &Path, verbose: bool) -> Result<(Vec
     }
     let drop_devrt = !has("libcudadevrt.a");
     if drop_devrt && verbose && libs.iter().any(|l| l == "cudadevrt") {
-        eprintln!("gpucc-cache: note: -lcudadevrt dropped: no libcudadevrt.a in {} or the -L directories, and a link without -rdc takes nothing from it", lib.display());
+        say!("gpucc-cache: note: -lcudadevrt dropped: no libcudadevrt.a in {} or the -L directories, and a link without -rdc takes nothing from it", lib.display());
     }
     let mut out = Vec::new();
     let mut it = flags.iter();

@@ -125,7 +125,7 @@ pub fn run(job: &Job) -> Result<()> {
             .context("cannot write the output to standard output")?;
     }
     if let (None, Some(text)) = (&job.report_file, report_text) {
-        eprint!("{text}");
+        say_raw!("{text}");
     }
     Ok(())
 }
@@ -186,12 +186,12 @@ fn find_tools(job: &Job) -> Result<(toolchain::Found, toolchain::Found)> {
     let clang = toolchain::clang(job.clang.as_deref())?;
     let cuda = toolchain::cuda(job.cuda_path.as_deref())?;
     if job.verbose {
-        eprintln!(
+        say!(
             "gpucc-cache: clang: {} ({})",
             clang.path.display(),
             clang.how
         );
-        eprintln!("gpucc-cache: CUDA: {} ({})", cuda.path.display(), cuda.how);
+        say!("gpucc-cache: CUDA: {} ({})", cuda.path.display(), cuda.how);
     }
     Ok((clang, cuda))
 }

@@ -75,7 +75,7 @@ extern "C" fn on_fatal(reason: *const c_char) {
             .into_owned()
     };
     let input = INPUT.get().map_or("the input", String::as_str);
-    eprintln!("gpucc-cache: error: {}", message(input, &reason));
+    say!("gpucc-cache: error: {}", message(input, &reason));
     std::process::exit(1);
 }
 

@@ -15,7 +15,10 @@ use anyhow::{anyhow, Result};
 
 /// What a signal must clean up.
 struct Pending {
-    children: Vec<u32>,
+    /// Children by process id, and whether each leads its own process
+    /// group (then the group is signalled: clang's own children, such as
+    /// the linker, go with it).
+    children: Vec<(u32, bool)>,
     paths: Vec<PathBuf>,
 }
 
@@ -46,11 +49,12 @@ pub fn install() {
 
 fn clean_up_and_exit(sig: i32) -> ! {
     let p = pending();
-    for &pid in &p.children {
+    for &(pid, group) in &p.children {
         if let Ok(pid) = i32::try_from(pid) {
-            // SAFETY: kill(2) on a process id we started and have not yet
-            // reaped, so the id is still that child's.
-            unsafe { libc::kill(pid, libc::SIGTERM) };
+            let target = if group { -pid } else { pid };
+            // SAFETY: kill(2) on a process (group) we started and have not
+            // yet reaped, so the id is still that child's.
+            unsafe { libc::kill(target, libc::SIGTERM) };
         }
     }
     for path in &p.paths {
@@ -66,27 +70,42 @@ fn clean_up_and_exit(sig: i32) -> ! {
     unsafe { libc::_exit(128 + sig) }
 }
 
-/// Spawns `cmd`, registered so that a signal kills it. The lock is held
+/// Spawns `cmd` in a process group of its own, registered so that a signal
+/// kills the group (the tool and whatever it started). The lock is held
 /// across the spawn, so no signal falls between the start and the record.
+/// For tools that do not read the terminal (their standard input is ours
+/// only when it is not a terminal's, or piped).
 pub fn spawn(cmd: &mut Command) -> Result<Child> {
+    use std::os::unix::process::CommandExt as _;
+    cmd.process_group(0);
+    spawn_registered(cmd, true)
+}
+
+fn spawn_registered(cmd: &mut Command, group: bool) -> Result<Child> {
     let mut p = pending();
     let child = cmd
         .spawn()
         .map_err(|e| anyhow!("cannot run {}: {e}", cmd.get_program().to_string_lossy()))?;
-    p.children.push(child.id());
+    p.children.push((child.id(), group));
     Ok(child)
 }
 
 /// Waits for a child from `spawn` and forgets it.
 pub fn wait(mut child: Child) -> Result<std::process::ExitStatus> {
     let status = child.wait();
-    pending().children.retain(|&c| c != child.id());
+    pending().children.retain(|&(c, _)| c != child.id());
     Ok(status?)
 }
 
-/// Runs `cmd` to its end, as `Command::status` does, registered meanwhile.
+/// Runs `cmd` to its end in its own process group, registered meanwhile.
 pub fn status(cmd: &mut Command) -> Result<std::process::ExitStatus> {
     wait(spawn(cmd)?)
+}
+
+/// Runs `cmd` in our process group (it may read the terminal: `-E -`),
+/// registered meanwhile; a terminal's Ctrl-C reaches it directly.
+pub fn status_in_foreground(cmd: &mut Command) -> Result<std::process::ExitStatus> {
+    wait(spawn_registered(cmd, false)?)
 }
 
 /// As `Command::output`, registered meanwhile.
@@ -96,7 +115,7 @@ pub fn output(cmd: &mut Command) -> Result<std::process::Output> {
     let child = spawn(cmd)?;
     let id = child.id();
     let out = child.wait_with_output();
-    pending().children.retain(|&c| c != id);
+    pending().children.retain(|&(c, _)| c != id);
     Ok(out?)
 }
 

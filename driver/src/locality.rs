@@ -214,7 +214,7 @@ pub fn run(args: &[String]) -> Result<()> {
     // An error is the one line printed; the warnings follow a kernel found.
     let kt = pick(&traces, req.kernel.as_deref(), &names, &report.warnings)?;
     for w in &report.warnings {
-        eprintln!("gpucc-cache: warning: {w}");
+        say!("gpucc-cache: warning: {w}");
     }
     if kt.trace.events.is_empty() {
         bail!(
@@ -223,15 +223,15 @@ pub fn run(args: &[String]) -> Result<()> {
         );
     }
     if let Some(cut) = &kt.trace.truncated {
-        eprintln!("gpucc-cache: warning: {}: the trace was cut ({cut}); the curves cover the part simulated", kt.name);
+        say!("gpucc-cache: warning: {}: the trace was cut ({cut}); the curves cover the part simulated", kt.name);
     }
     let all: Vec<Curves> = req.levels.iter().map(|&l| curves(&kt.trace, l)).collect();
-    eprintln!(
+    say!(
         "gpucc-cache: traced {} of the module's {} kernels",
         traces.len(),
         names.len()
     );
-    eprintln!(
+    say!(
         "gpucc-cache: {}: {} co-resident blocks of {} warps, {} thread-accesses, arch {}",
         kt.name,
         kt.trace.blocks,

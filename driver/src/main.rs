@@ -8,6 +8,21 @@
 //! `output` guards the files a run touches; `fatal` turns LLVM's fatal
 //! errors into ours. The analysis itself is the `gpucc-cache-pass` library.
 
+/// `eprintln!` that never panics (`say`).
+macro_rules! say {
+    ($($t:tt)*) => {
+        $crate::say::line(&format!($($t)*))
+    };
+}
+
+/// `eprint!` that never panics (`say`).
+#[allow(unused_macros)]
+macro_rules! say_raw {
+    ($($t:tt)*) => {
+        $crate::say::stderr(&format!($($t)*))
+    };
+}
+
 mod apply;
 mod args;
 mod build;
@@ -24,6 +39,7 @@ mod output;
 mod partition;
 mod plot;
 mod response;
+mod say;
 mod toolchain;
 
 use std::io::Write as _;
@@ -49,7 +65,7 @@ fn main() -> ExitCode {
                 .chain()
                 .map(|c| c.to_string().replace('\n', " "))
                 .collect();
-            eprintln!("gpucc-cache: error: {}", msg.join(": "));
+            say!("gpucc-cache: error: {}", msg.join(": "));
             ExitCode::FAILURE
         }
     }

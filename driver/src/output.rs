@@ -139,7 +139,9 @@ pub fn sink(path: &Path) -> std::result::Result<Sink, String> {
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => new_file(path),
-        Err(e) => Err(format!("{e}; check the path and its permissions")),
+        Err(e) => Err(format!(
+            "cannot be used: {e}; check the path and its permissions"
+        )),
     }
 }
 

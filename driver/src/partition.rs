@@ -262,7 +262,7 @@ pub fn run(args: &[String]) -> Result<()> {
         } else if method == req.method {
             bail!("--method={method} needs vertex coordinates (a generated mesh); this graph has none");
         } else {
-            eprintln!("gpucc-cache: warning: {method} needs vertex coordinates (a generated mesh); skipped");
+            say!("gpucc-cache: warning: {method} needs vertex coordinates (a generated mesh); skipped");
         }
     }
     let chosen = runs
@@ -295,7 +295,9 @@ pub fn run(args: &[String]) -> Result<()> {
     if let (Some(dir), Some(l)) = (&req.out, &launch) {
         // What the kernel's launch (and the driver's model) needs.
         let (blocks, count) = (threads.blocks, threads.edge.len());
-        println!(
+        // A closed stdout is not worth a panic.
+        let _ = writeln!(
+            std::io::stdout(),
             "launch: {blocks} blocks of {} threads ({count} threads, padding -1) on {}: \
              --grid-dim={blocks} --block-dim={} and the files of {}",
             l.threads_per_block,

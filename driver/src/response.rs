@@ -2,9 +2,11 @@
 //! as clang splits them on Linux (GNU quoting, LLVM's
 //! `cl::TokenizeGNUCommandLine`: whitespace separates, `'…'` and `"…"`
 //! quote, `\` escapes the next character outside single quotes), and
-//! expanded in place, recursively. As in clang, `@name` that names no file
-//! stays an argument, and a nested `@file` is found relative to the file
-//! that names it.
+//! expanded in place, recursively. A nested `@file` is found relative to
+//! the file that names it, as in clang. Unlike clang, `@name` that names no
+//! file is an error rather than an input of that name (which would fail
+//! later with a confusing count of inputs), and a response file must be a
+//! regular file (a FIFO without a writer would wait forever).
 //!
 //! It does not guard the files it reads (`output` does, with the list it
 //! returns).
@@ -45,10 +47,18 @@ fn expand_into(
             Some(dir) if Path::new(name).is_relative() => dir.join(name),
             _ => PathBuf::from(name),
         };
-        if !path.is_file() && !is_stream(&path) {
-            // Not a response file: clang passes it on as an argument.
-            out.push(a.clone());
-            continue;
+        if !path.exists() {
+            bail!(
+                "response file {} not found; check the path (an input whose name starts with @ needs ./ before it)",
+                path.display()
+            );
+        }
+        if !path.is_file() {
+            // A FIFO or device could keep the run waiting forever.
+            bail!(
+                "response file {} is not a regular file; write its arguments to a file",
+                path.display()
+            );
         }
         if depth >= MAX_DEPTH {
             bail!(
@@ -58,17 +68,13 @@ fn expand_into(
         }
         let text = read_bounded(&path, budget)?;
         files.push(path.clone());
-        let inner = tokenize(&text);
+        let inner = tokenize(&text).map_err(|why| {
+            anyhow::anyhow!("response file {}: {why}; fix its quoting", path.display())
+        })?;
         let dir = path.parent().map(Path::to_path_buf);
         expand_into(&inner, dir.as_deref(), depth + 1, out, files, budget)?;
     }
     Ok(())
-}
-
-/// A FIFO or character device (`@/dev/stdin`, a pipe): read as clang does.
-fn is_stream(path: &Path) -> bool {
-    use std::os::unix::fs::FileTypeExt as _;
-    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo() || m.file_type().is_char_device())
 }
 
 fn read_bounded(path: &Path, budget: &mut u64) -> Result<String> {
@@ -94,8 +100,8 @@ fn read_bounded(path: &Path, budget: &mut u64) -> Result<String> {
     })
 }
 
-/// Splits `text` as GNU tools do.
-pub fn tokenize(text: &str) -> Vec<String> {
+/// Splits `text` as GNU tools do; an unterminated quote is an error.
+pub fn tokenize(text: &str) -> std::result::Result<Vec<String>, String> {
     let mut out = Vec::new();
     let mut word: Option<String> = None;
     let mut chars = text.chars();
@@ -112,8 +118,10 @@ pub fn tokenize(text: &str) -> Vec<String> {
             }
             '\'' | '"' => {
                 let w = word.get_or_insert_with(String::new);
+                let mut closed = false;
                 while let Some(q) = chars.next() {
                     if q == c {
+                        closed = true;
                         break;
                     }
                     if q == '\\' && c == '"' {
@@ -124,12 +132,15 @@ pub fn tokenize(text: &str) -> Vec<String> {
                         w.push(q);
                     }
                 }
+                if !closed {
+                    return Err(format!("a {c} quote is never closed"));
+                }
             }
             c => word.get_or_insert_with(String::new).push(c),
         }
     }
     out.extend(word);
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -139,9 +150,10 @@ mod tests {
     #[test]
     fn gnu_quoting() {
         assert_eq!(
-            tokenize("-DA=1  'two words' \"q\\\"x\" a\\ b ''\n-O2"),
+            tokenize("-DA=1  'two words' \"q\\\"x\" a\\ b ''\n-O2").unwrap(),
             ["-DA=1", "two words", "q\"x", "a b", "", "-O2"]
         );
+        assert!(tokenize("'open").unwrap_err().contains("never closed"));
     }
 
     #[test]
@@ -151,10 +163,12 @@ mod tests {
         std::fs::write(dir.path().join("sub/inner.rsp"), "-DINNER").unwrap();
         let outer = dir.path().join("sub/outer.rsp");
         std::fs::write(&outer, "-O1 @inner.rsp k.cu").unwrap();
-        let argv = vec![format!("@{}", outer.display()), "@no-such".into()];
+        let argv = vec![format!("@{}", outer.display())];
         let (args, files) = expand(&argv).unwrap();
-        assert_eq!(args, ["-O1", "-DINNER", "k.cu", "@no-such"]);
+        assert_eq!(args, ["-O1", "-DINNER", "k.cu"]);
         assert_eq!(files.len(), 2);
+        let e = expand(&["@no-such".to_string()]).unwrap_err().to_string();
+        assert!(e.contains("not found"), "{e}");
     }
 
     #[test]

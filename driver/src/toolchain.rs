@@ -204,9 +204,10 @@ pub enum Ended {
     Crashed(i32),
 }
 
-/// Runs a command with our stdin, stdout and stderr; its exit status.
+/// Runs a command with our stdin, stdout and stderr, in our process group
+/// (it may read the terminal); its exit status.
 pub fn status(cmd: &mut Command) -> Result<std::process::ExitStatus> {
-    crate::interrupt::status(cmd)
+    crate::interrupt::status_in_foreground(cmd)
 }
 
 fn ended(status: std::process::ExitStatus) -> Ended {
@@ -221,7 +222,7 @@ fn ended(status: std::process::ExitStatus) -> Ended {
 /// Runs a command; its output goes to ours.
 pub fn run(cmd: &mut Command, verbose: bool) -> Result<Ended> {
     if verbose {
-        eprintln!("gpucc-cache: running {cmd:?}");
+        say!("gpucc-cache: running {cmd:?}");
     }
     Ok(ended(crate::interrupt::status(cmd)?))
 }
@@ -230,7 +231,7 @@ pub fn run(cmd: &mut Command, verbose: bool) -> Result<Ended> {
 pub fn run_with_input(cmd: &mut Command, input: &[u8], verbose: bool) -> Result<Ended> {
     use std::io::Write as _;
     if verbose {
-        eprintln!("gpucc-cache: running {cmd:?} (source on standard input)");
+        say!("gpucc-cache: running {cmd:?} (source on standard input)");
     }
     let mut child = crate::interrupt::spawn(cmd)?;
     if let Some(mut stdin) = child.stdin.take() {

@@ -324,14 +324,16 @@ fn analyze_keeping(
         .unwrap_or_else(|| arch.default_l1_bytes(model));
     // The version llc will write: the module's request or the CPU's minimum.
     let ptx = arch.emitted_ptx_version(ptx_version(module));
-    if arch.is_sectored() && arch.bypass_op(ptx) == CacheOp::Cg {
+    let kernels = find(module);
+    // Said only where a load could be bypassed: a module without functions
+    // carries no target features to read the version from.
+    if arch.is_sectored() && arch.bypass_op(ptx) == CacheOp::Cg && !kernels.is_empty() {
         warnings.push(format!(
             "the module targets PTX ISA {}.{}, below the 7.4 that .L1::no_allocate needs; bypassing with .cg (a strong load)",
             ptx / 10,
             ptx % 10
         ));
     }
-    let kernels = find(module);
     let set = Setting {
         opts,
         arch,
