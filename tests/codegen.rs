@@ -175,3 +175,20 @@ fn ptx_equals_clang_except_cache_operators() {
         failures.join("\n")
     );
 }
+
+/// The compile-time stress inputs (hash and PRNG loops, 300 template
+/// instantiations) keep clang's code too, on one arch: their point is the
+/// model's budgets, which the other archs exercise no differently.
+#[test]
+fn stress_inputs_keep_clangs_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    for name in ["hash_loops.cu", "prng_pcg.cu", "templates300.cu"] {
+        failures.extend(check_one(
+            &testdata(&format!("stress/{name}")),
+            "sm_90",
+            dir.path(),
+        ));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -263,6 +263,21 @@ fn device_for(b: &Build, input: &Path, t: &GpuTarget, kind: Output, record: bool
     }
 }
 
+/// The device compile of `job` in a directory of its own under `dir`, the
+/// files it read recorded as inputs of the run; and that directory.
+fn device_in(job: &Job, dir: &Path, files: &mut Outputs) -> Result<(compile::Made, PathBuf)> {
+    let arch = job
+        .arch
+        .map_or_else(|| "default".to_string(), |a| a.to_string());
+    let sub = dir.join(arch);
+    std::fs::create_dir(&sub)?;
+    let made = compile::device(job, &sub)?;
+    for h in &made.read {
+        files.input("a file the source includes", h)?;
+    }
+    Ok((made, sub))
+}
+
 /// Several archs, one device file each.
 fn per_arch(
     b: &Build,
@@ -274,17 +289,11 @@ fn per_arch(
     reports: &mut Vec<Report>,
 ) -> Result<()> {
     for (k, t) in b.targets.iter().enumerate() {
-        let sub = dir.join(t.arch.to_string());
-        std::fs::create_dir(&sub)?;
         let mut job = device_for(b, input, t, b.device.kind, false);
-        job.language = b.device.language;
         if let InputKind::Device(l) = b.inputs[i].1 {
             job.language = Some(l);
         }
-        let made = compile::device(&job, &sub)?;
-        for h in &made.read {
-            files.input("a file the source includes", h)?;
-        }
+        let (made, _) = device_in(&job, dir, files)?;
         if let Some(slot) = plan.per_arch[i][k] {
             files.fill(slot, made.output);
         }
@@ -310,19 +319,14 @@ fn cuda_object(
         let ptxas = tools.bin("ptxas")?;
         let (shapes, warnings) = host_shapes(b, tools, input, dir)?;
         for (k, t) in b.targets.iter().enumerate() {
-            let sub = dir.join(t.arch.to_string());
-            std::fs::create_dir(&sub)?;
             let record = plan.per_arch[i][k].is_some();
             let job = Job {
                 host_shapes: Some(shapes.clone()),
                 ..device_for(b, input, t, Output::Ptx, record)
             };
-            let mut made = compile::device(&job, &sub)?;
+            let (mut made, sub) = device_in(&job, dir, files)?;
             if let Some(r) = made.report.as_mut() {
                 r.warnings.extend(warnings.iter().cloned());
-            }
-            for h in &made.read {
-                files.input("a file the source includes", h)?;
             }
             if let (Some(slot), Some(rec)) = (plan.per_arch[i][k], made.record) {
                 files.fill(slot, rec);

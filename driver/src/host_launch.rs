@@ -1152,7 +1152,10 @@ mod corpus {
             // errors/ does not compile; stress/ holds compile-time stress
             // inputs (300 instantiations the scanner credits by name, 3
             // launched), not programs to measure launches on.
-            if p.is_dir() && p.file_name().is_some_and(|n| n != "errors" && n != "stress") {
+            if p.is_dir()
+                && p.file_name()
+                    .is_some_and(|n| n != "errors" && n != "stress")
+            {
                 sources(&p, out);
             } else if p.extension().is_some_and(|e| e == "cu") {
                 out.push(p);
