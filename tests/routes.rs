@@ -49,7 +49,11 @@ const POLICIES: &[&str] = &[
     "cache-none",
     "off",
 ];
-const ARCHS: &[&str] = &["sm_52", "sm_70", "sm_80", "sm_90"];
+/// One arch of each operator family: before sm_70 (`.ca`/`.cg`) and after
+/// (plain/`.L1::no_allocate`). `tests/codegen.rs` runs the driver on all
+/// four; the plugin routes ran on all four too until the corpus grew past
+/// what the suite's 20 minutes allow (the sweep was 709 s of it).
+const ARCHS: &[&str] = &["sm_52", "sm_90"];
 /// The (arch, policy) pairs the asm lowering is assembled under. It
 /// rewrites only loads whose operator is not the plain load (README, "What
 /// it writes"): `conservative` and `aggressive` give each load they decide
@@ -59,8 +63,6 @@ const ARCHS: &[&str] = &["sm_52", "sm_70", "sm_80", "sm_90"];
 const ASM_CASES: &[(&str, &str)] = &[
     ("sm_52", "cache-none"),
     ("sm_52", "cache-all"),
-    ("sm_70", "cache-none"),
-    ("sm_80", "cache-none"),
     ("sm_90", "cache-none"),
 ];
 
