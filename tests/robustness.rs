@@ -440,7 +440,7 @@ fn signals_kill_children_and_clean_up() {
     )
     .unwrap();
     Command::new("chmod").arg("+x").arg(&fake).status().unwrap();
-    for (signal, code) in [("TERM", 143), ("INT", 130)] {
+    for (signal, code) in [("TERM", 143), ("INT", 130), ("HUP", 129)] {
         let tmp = d.join(format!("tmp-{signal}"));
         std::fs::create_dir(&tmp).unwrap();
         let _ = std::fs::remove_file(&pid_file);
@@ -695,6 +695,17 @@ fn clang_command_lines_work() {
     assert!(std::fs::read_to_string(d.join("t.ptx"))
         .unwrap()
         .contains(".entry _Z5relaxPK4CellPfii"));
+    // -o -: the PTX on standard output, no file named '-'.
+    let out = run(Command::new(driver()).current_dir(d).args([
+        s(&src),
+        "-S",
+        "-o",
+        "-",
+        "--cache-report=none",
+    ]));
+    assert!(out.status.success(), "{}", text(&out).1);
+    assert_eq!(text(&out).0, expected);
+    assert!(!d.join("-").exists());
     // The user's GPUCC_CACHE_EP (for their opt pipelines) does not switch
     // the driver's plugin off.
     let out = run(Command::new(driver())
