@@ -1,0 +1,145 @@
+//! `scripts/sim-validate`, the GPGPU-Sim harness, without the simulator:
+//! its log parser on stored logs of real runs, and its refusals. The
+//! simulator runs themselves are benchmarks (`bench/sim/`), not tests.
+//!
+//! The logs are GPGPU-Sim 4.2 (patched by scripts/setup-sim) running
+//! `testdata/programs/checksum.cu` built with `--cache-policy=cache-all`
+//! (QV100: sm_70; GTX480: sm_52). Every expected number below was read off
+//! the log by hand (`zcat LOG | grep -n ...`), with the lines quoted: the
+//! simulator prints its counters cumulatively, the L1 ones once per stream,
+//! so a launch's figure is a difference of sums.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+mod common;
+
+fn harness() -> Command {
+    let mut c = Command::new("python3");
+    c.arg(common::root().join("scripts/sim-validate"));
+    c
+}
+
+fn parse(log: &str) -> Vec<Value> {
+    let out = harness()
+        .arg(format!("--parse-log={}", common::testdata(log).display()))
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("the parser prints JSON");
+    v.as_array().expect("a list of launches").clone()
+}
+
+fn l1(launch: &Value) -> [u64; 5] {
+    let c = &launch["l1_global_loads"];
+    ["hits", "misses", "sector_misses", "mshr_hits", "accesses"]
+        .map(|k| c[k].as_u64().unwrap_or_else(|| panic!("{k} in {c}")))
+}
+
+#[test]
+fn qv100_log_parses_into_per_launch_fields() {
+    let l = parse("sim-logs/checksum-QV100-cache-all.log.gz");
+    let names: Vec<&str> = l.iter().map(|k| k["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "_Z7advanceP8Particleif",
+            "_Z6smoothPKfPfii",
+            "_Z5shadePK6float4PKfPfii",
+            "_Z9histogramPKfPji"
+        ]
+    );
+    assert!(l.iter().all(|k| k["launch"] == 1));
+    // 393: gpu_sim_cycle = 1190; 3435: = 1799; 6478: = 1981; 9575: = 16568.
+    let cycles: Vec<u64> = l.iter().map(|k| k["cycles"].as_u64().unwrap()).collect();
+    assert_eq!(cycles, [1190, 1799, 1981, 16568]);
+    // 306: gridDim= (128,1,1) blockDim = (128,1,1); 3364: (8,8,1) (16,16,1).
+    assert_eq!(l[0]["grid"], serde_json::json!([128, 1, 1]));
+    assert_eq!(l[1]["grid"], serde_json::json!([8, 8, 1]));
+    assert_eq!(l[1]["block"], serde_json::json!([16, 16, 1]));
+    // 519-585: HIT 16384, MISS 2048, SECTOR_MISS 6144, MSHR_HIT 8192,
+    // TOTAL_ACCESS 32768 (the first stream's block, the only one yet).
+    assert_eq!(l1(&l[0]), [16384, 2048, 6144, 8192, 32768]);
+    // 3561-3627, the same stream grown: 16672-16384, 3952-2048, 8304-6144,
+    // 8192-8192, 37120-32768.
+    assert_eq!(l1(&l[1]), [288, 1904, 2160, 0, 4352]);
+    // 6604-6738: the first stream unchanged, a second stream's block
+    // 14896, 2112, 6336, 1232, 24576 is all of shade's.
+    assert_eq!(l1(&l[2]), [14896, 2112, 6336, 1232, 24576]);
+    // 9839-9903: a third block, MISS 512, SECTOR_MISS 1536, TOTAL 2048.
+    assert_eq!(l1(&l[3]), [0, 512, 1536, 0, 2048]);
+    // traffic_breakdown_memtocore[GLOBAL_ACC_R] packets of 40 bytes (32 of
+    // data and an 8-byte header): 628: {40:8192}, 3670: {40:12256},
+    // 6781: {40:20704}, 9945: {40:22752}.
+    let bytes: Vec<u64> = l
+        .iter()
+        .map(|k| k["l2_to_l1_bytes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        bytes,
+        [
+            8192 * 32,
+            (12256 - 8192) * 32,
+            (20704 - 12256) * 32,
+            (22752 - 20704) * 32
+        ]
+    );
+}
+
+#[test]
+fn gtx480_log_parses_into_per_launch_fields() {
+    let l = parse("sim-logs/checksum-GTX480-cache-all.log.gz");
+    assert_eq!(l.len(), 4);
+    // 343: gpu_sim_cycle = 6688; 1241: = 3847.
+    assert_eq!(l[0]["cycles"], 6688);
+    assert_eq!(l[1]["cycles"], 3847);
+    // 406-472: HIT 31, MISS 4096, no SECTOR_MISS line (a non-sectored L1
+    // prints 0), MSHR_HIT 4065, TOTAL_ACCESS 8192.
+    assert_eq!(l1(&l[0]), [31, 4096, 0, 4065, 8192]);
+    // 1304-1370: 1173-31, 6154-4096, 4065-4065, 11392-8192.
+    assert_eq!(l1(&l[1]), [1142, 2058, 0, 0, 3200]);
+    // 521: {40:16384}; 1421: {40:24616}.
+    assert_eq!(l[0]["l2_to_l1_bytes"], 16384 * 32);
+    assert_eq!(l[1]["l2_to_l1_bytes"], (24616 - 16384) * 32);
+    // 2121 and 2155: two kernels pushed before shade's statistics; each
+    // launch still gets its own grid.
+    assert_eq!(l[2]["name"], "_Z5shadePK6float4PKfPfii");
+    assert_eq!(l[2]["grid"], serde_json::json!([64, 1, 1]));
+}
+
+fn refusal(args: &[&str], sim_dir: &Path) -> String {
+    let out = harness()
+        .args(args)
+        .env("GPUCC_SIM_DIR", sim_dir)
+        .env("GPUCC_CACHE", common::driver())
+        .output()
+        .expect("python3 runs");
+    assert_eq!(out.status.code(), Some(1), "{args:?}");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(out.stdout.is_empty());
+    err
+}
+
+#[test]
+fn refusals_are_one_line_and_name_the_fix() {
+    let empty = tempfile::tempdir().unwrap();
+    let app = common::testdata("programs/checksum.cu");
+    let app = app.to_str().unwrap();
+    let e = refusal(&[app], empty.path());
+    assert!(e.contains("not set up") && e.contains("scripts/setup-sim"), "{e}");
+    let e = refusal(&["--config=K80", app], empty.path());
+    assert!(e.contains("--config=K80") && e.contains("QV100"), "{e}");
+    let e = refusal(&["--policies=auto,fast", app], empty.path());
+    assert!(e.contains("fast") && e.contains("cache-none"), "{e}");
+    let e = refusal(&["missing.cu"], empty.path());
+    assert!(e.contains("missing.cu: no such file"), "{e}");
+    let e = refusal(&["--parse-log=missing.log"], empty.path());
+    assert!(e.contains("missing.log: no such file"), "{e}");
+}
