@@ -341,7 +341,11 @@ fn analyze_keeping(
         }
         None => {
             let model = opts.model.unwrap_or_else(|| arch.default_model());
-            (*Hardware::for_arch(arch), model, arch.default_l1_bytes(model))
+            (
+                *Hardware::for_arch(arch),
+                model,
+                arch.default_l1_bytes(model),
+            )
         }
     };
     let l1_bytes = opts.l1_bytes.unwrap_or(l1_default);
@@ -420,7 +424,9 @@ fn analyze_keeping(
     if let (Some(d), None) = (&opts.decisions, traced) {
         // Every forced load must name a function analysed here (its sites
         // were checked with it).
-        if let Some(f) = (d.loads.iter()).find(|f| !report.kernels.iter().any(|k| k.symbol == f.symbol)) {
+        if let Some(f) =
+            (d.loads.iter()).find(|f| !report.kernels.iter().any(|k| k.symbol == f.symbol))
+        {
             let symbols: Vec<&str> = report.kernels.iter().map(|k| k.symbol.as_str()).collect();
             return Err(d.error(
                 f,
@@ -773,7 +779,11 @@ impl Walk<'_> {
     /// listed site's loads take its decision, through the path the policy's
     /// take. A site the function does not have, or whose loads are all left
     /// alone, is an error.
-    fn force(&self, d: &crate::forced::Decisions, out: &mut UnitResult) -> Result<(), crate::Error> {
+    fn force(
+        &self,
+        d: &crate::forced::Decisions,
+        out: &mut UnitResult,
+    ) -> Result<(), crate::Error> {
         let set = self.set;
         out.report.number_sites();
         let symbol = out.report.symbol.clone();
@@ -784,13 +794,24 @@ impl Walk<'_> {
                 .collect();
             if entries.is_empty() {
                 let why = match out.report.skipped.iter().find(|s| s.site == f.site) {
-                    Some(s) => format!("is a load gpucc-cache leaves alone ({}); remove the line", s.why),
+                    Some(s) => format!(
+                        "is a load gpucc-cache leaves alone ({}); remove the line",
+                        s.why
+                    ),
                     None => {
-                        let sites: Vec<String> =
-                            out.report.loads.iter().map(|l| l.site.to_string()).collect();
+                        let sites: Vec<String> = out
+                            .report
+                            .loads
+                            .iter()
+                            .map(|l| l.site.to_string())
+                            .collect();
                         format!(
                             "is not a load site of it; give one of its sites ({})",
-                            if sites.is_empty() { "none".into() } else { sites.join(", ") }
+                            if sites.is_empty() {
+                                "none".into()
+                            } else {
+                                sites.join(", ")
+                            }
                         )
                     }
                 };
