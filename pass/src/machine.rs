@@ -395,7 +395,7 @@ fn check(lines: &Lines, hw: &Hardware) -> Result<(), Error> {
             ));
         }
     }
-    if line % sector != 0 || line / sector > 32 {
+    if !line.is_multiple_of(sector) || line / sector > 32 {
         let key = if lines.get("sector_bytes").is_some() {
             "sector_bytes"
         } else {
@@ -432,7 +432,7 @@ fn check(lines: &Lines, hw: &Hardware) -> Result<(), Error> {
     };
     for (l1, carveout) in sizes {
         let with = carveout.map_or(String::new(), |c| format!(" (with the {c} B carveout)"));
-        if l1 % line != 0 {
+        if !l1.is_multiple_of(line) {
             return Err(lines.error(
                 l1_key,
                 format!("the L1 of {l1} B{with} is not a whole number of {line} B lines; make it a multiple of line_bytes"),
@@ -440,7 +440,7 @@ fn check(lines: &Lines, hw: &Hardware) -> Result<(), Error> {
         }
         let lines_n = l1 / line;
         if let Some(ways) = hw.associativity {
-            if lines_n % u64::from(ways) != 0 {
+            if !lines_n.is_multiple_of(u64::from(ways)) {
                 return Err(lines.error(
                     "associativity",
                     format!(
@@ -501,7 +501,7 @@ fn check(lines: &Lines, hw: &Hardware) -> Result<(), Error> {
             ));
         }
     }
-    if hw.registers_per_sm % hw.register_partitions != 0 {
+    if !hw.registers_per_sm.is_multiple_of(hw.register_partitions) {
         return Err(lines.error(
             "register_partitions",
             format!(
