@@ -57,6 +57,14 @@ struct Own {
     /// L1 bytes a block can use, e.g. 49152 or 48K (default: from arch and model)
     #[arg(long, value_name = "BYTES|NK")]
     l1_size: Option<String>,
+    /// Model the GPU that FILE describes (key = value lines, base = sm_XX) instead of the
+    /// arch's table entry; one --cuda-gpu-arch only
+    #[arg(long, value_name = "FILE")]
+    machine: Option<String>,
+    /// Force the decision of listed loads: lines SYMBOL SITE cache|bypass, as the JSON report
+    /// names them
+    #[arg(long, value_name = "FILE")]
+    decisions: Option<String>,
     /// Report format: text | json | none (default text, to stderr)
     #[arg(long, value_name = "FORMAT")]
     cache_report: Option<String>,
@@ -81,6 +89,8 @@ const OWN_VALUED: &[&str] = &[
     "--sample-blocks",
     "--cache-model",
     "--l1-size",
+    "--machine",
+    "--decisions",
     "--cache-report",
     "--cache-report-file",
     "--clang",
@@ -805,6 +815,9 @@ pub fn parse(argv: &[String]) -> Result<Invocation> {
         bail!("no input file; usage: gpucc-cache [OPTIONS] kernel.cu (see --help)");
     }
     let targets = targets(&split)?;
+    if own.machine.is_some() && targets.len() > 1 {
+        bail!("--machine describes one GPU; give one --cuda-gpu-arch");
+    }
     let device_output = split.asm || split.emit_llvm || split.device_only;
     if split.device_only && split.compile_only && !split.emit_llvm {
         bail!("--cuda-device-only -c would make a cubin, which gpucc-cache does not write alone; use -S for PTX, or drop --cuda-device-only for an object");
@@ -1267,6 +1280,8 @@ fn options(own: &Own, arch: Option<Arch>, clang: &[String]) -> Result<Options> {
     set("sample-blocks", own.sample_blocks.as_ref())?;
     set("model", own.cache_model.as_ref())?;
     set("l1", own.l1_size.as_ref())?;
+    set("machine", own.machine.as_ref())?;
+    set("decisions", own.decisions.as_ref())?;
     for ka in &own.kernel_arg {
         set("arg", Some(ka))?;
     }

@@ -64,7 +64,7 @@ fn time(loads: usize, threads: u32) -> (f64, usize) {
     // SAFETY: `module` outlives the handle.
     let m = unsafe { ir::Module::from_raw(module.as_mut_ptr()) };
     let start = Instant::now();
-    let analysis = analyze(m, &opts);
+    let analysis = analyze(m, &opts).expect("no forced decisions to check");
     let secs = start.elapsed().as_secs_f64();
     (
         secs,

@@ -15,6 +15,7 @@ use crate::evaluate::{block_accesses, sample_blocks, Env, Shift};
 use crate::generation::{Arch, AsmOp, CacheOp};
 use crate::global_loads::{is_read_only, reads_constant_table, Read, Skip};
 use crate::guards::{Dominators, Guard};
+use crate::hardware::{Fill, Hardware};
 use crate::ir::{Module, Opcode, Value};
 use crate::kernel_trace::Scope;
 use crate::kernel_trace::TracedLoad;
@@ -23,7 +24,7 @@ use crate::keys::Key;
 use crate::memory::Memory;
 use crate::options::{ArgRef, Dim3, Options, ShapeOrigin};
 use crate::policy::{decide, Decision, Policy, Verdict};
-use crate::report::{KernelReport, LoadReport, Report, SkippedLoad};
+use crate::report::{KernelReport, LoadReport, MachineReport, Report, SkippedLoad};
 use crate::sm_model::{simulate, KernelInputs, ModuleBudget, NoModel, DEFAULT_MODEL_BUDGET};
 use crate::trace::Trace;
 use crate::traffic::{block_traffic, mean, Traffic};
@@ -231,6 +232,9 @@ fn arg_label(index: u32, name: &str) -> String {
 struct Setting<'m> {
     opts: &'m Options,
     arch: Arch,
+    /// The machine the kernel-level model describes: the `machine=` file's,
+    /// else the arch's table entry.
+    hardware: Hardware,
     model: crate::generation::Model,
     l1_bytes: u64,
     /// The PTX ISA version llc will write.
@@ -274,6 +278,10 @@ struct UnitResult {
     /// Evaluated loads with the paper's verdicts (conservative,
     /// aggressive), for the kernel-level model.
     traced: Vec<(TracedLoad, [Decision; 2])>,
+    /// The instruction of each `report.loads` entry.
+    entry_loads: Vec<Value>,
+    /// The entries whose decision `decisions=` forced.
+    forced: Vec<usize>,
     /// The kernel's whole-SM trace, when the setting keeps traces.
     trace: Option<Trace>,
 }
@@ -286,8 +294,10 @@ pub struct KernelTrace {
     pub trace: Trace,
 }
 
-pub fn analyze(module: Module, opts: &Options) -> Analysis {
-    analyze_keeping(module, opts, None).0
+/// The analysis; errs only where a forced decision (`decisions=`) names a
+/// function or site the module does not have.
+pub fn analyze(module: Module, opts: &Options) -> Result<Analysis, crate::Error> {
+    Ok(analyze_keeping(module, opts, None)?.0)
 }
 
 /// The kernels `wanted` names, analysed, each with its whole-SM trace: the
@@ -300,13 +310,13 @@ pub fn kernel_traces(
     module: Module,
     opts: &Options,
     wanted: Wanted,
-) -> (Analysis, Vec<KernelTrace>, Vec<String>) {
-    let (analysis, traces) = analyze_keeping(module, opts, Some(wanted));
+) -> Result<(Analysis, Vec<KernelTrace>, Vec<String>), crate::Error> {
+    let (analysis, traces) = analyze_keeping(module, opts, Some(wanted))?;
     let names = find(module)
         .iter()
         .map(|k| demangle(&k.function.name()))
         .collect();
-    (analysis, traces, names)
+    Ok((analysis, traces, names))
 }
 
 /// The analysis; with `traced`, only of those kernels, keeping their traces.
@@ -314,14 +324,31 @@ fn analyze_keeping(
     module: Module,
     opts: &Options,
     traced: Option<Wanted>,
-) -> (Analysis, Vec<KernelTrace>) {
+) -> Result<(Analysis, Vec<KernelTrace>), crate::Error> {
     let keep_traces = traced.is_some();
     let mut warnings = Vec::new();
     let arch = resolve_arch(module, opts, &mut warnings);
-    let model = opts.model.unwrap_or_else(|| arch.default_model());
-    let l1_bytes = opts
-        .l1_bytes
-        .unwrap_or_else(|| arch.default_l1_bytes(model));
+    // A machine description's facts win over the arch's: its fill picks the
+    // per-load model, its smallest L1 (largest carveout) the capacity a
+    // block counts on, as the table's do for the sectored archs.
+    let (hardware, model, l1_default) = match &opts.machine {
+        Some(m) => {
+            let model = opts.model.unwrap_or(match m.hardware.fill {
+                Fill::WholeLine => crate::generation::Model::Fermi,
+                Fill::Sectors => crate::generation::Model::Sectored,
+            });
+            (m.hardware, model, m.hardware.smallest_l1_bytes())
+        }
+        None => {
+            let model = opts.model.unwrap_or_else(|| arch.default_model());
+            (
+                *Hardware::for_arch(arch),
+                model,
+                arch.default_l1_bytes(model),
+            )
+        }
+    };
+    let l1_bytes = opts.l1_bytes.unwrap_or(l1_default);
     // The version llc will write: the module's request or the CPU's minimum.
     let ptx = arch.emitted_ptx_version(ptx_version(module));
     let kernels = find(module);
@@ -337,6 +364,7 @@ fn analyze_keeping(
     let set = Setting {
         opts,
         arch,
+        hardware,
         model,
         l1_bytes,
         ptx,
@@ -353,6 +381,11 @@ fn analyze_keeping(
         policy: opts.policy.name().into(),
         l1_bytes,
         source: module.main_source_file(),
+        machine: opts.machine.as_ref().map(|m| MachineReport {
+            name: m.name.clone(),
+            file: m.path.display().to_string(),
+            sms: m.hardware.sm_count(),
+        }),
         kernels: Vec::new(),
         warnings: Vec::new(),
     };
@@ -366,7 +399,7 @@ fn analyze_keeping(
         if skip {
             continue;
         }
-        let Some(mut done) = analyze_unit(&set, &unit, &mut next_key, &mut budget, &mut warnings)
+        let Some(mut done) = analyze_unit(&set, &unit, &mut next_key, &mut budget, &mut warnings)?
         else {
             continue;
         };
@@ -388,6 +421,23 @@ fn analyze_keeping(
         kernel_functions.push(unit.function);
     }
     report.warnings = warnings;
+    if let (Some(d), None) = (&opts.decisions, traced) {
+        // Every forced load must name a function analysed here (its sites
+        // were checked with it).
+        if let Some(f) =
+            (d.loads.iter()).find(|f| !report.kernels.iter().any(|k| k.symbol == f.symbol))
+        {
+            let symbols: Vec<&str> = report.kernels.iter().map(|k| k.symbol.as_str()).collect();
+            return Err(d.error(
+                f,
+                format!(
+                    "no function '{}' with global loads in the module; give a symbol as the JSON report prints it ({})",
+                    f.symbol,
+                    if symbols.is_empty() { "this module has none".into() } else { symbols.join(", ") }
+                ),
+            ));
+        }
+    }
     let analysis = Analysis {
         report,
         kernel_functions,
@@ -395,7 +445,7 @@ fn analyze_keeping(
         keyed,
         arch,
     };
-    (analysis, traces)
+    Ok((analysis, traces))
 }
 
 /// Warnings about the module as a whole: no kernels, argument names that
@@ -524,14 +574,14 @@ fn analyze_unit(
     next_key: &mut u32,
     budget: &mut ModuleBudget,
     warnings: &mut Vec<String>,
-) -> Option<UnitResult> {
+) -> Result<Option<UnitResult>, crate::Error> {
     let loads: Vec<Read> = unit
         .function
         .instructions()
         .filter_map(|i| Read::of(i, &set.layout))
         .collect();
     if loads.is_empty() && !unit.is_kernel {
-        return None;
+        return Ok(None);
     }
     let symbol = unit.function.name();
     if unit.source == BlockSource::Default && unit.is_kernel {
@@ -593,6 +643,8 @@ fn analyze_unit(
         keyed: Vec::new(),
         decided: Vec::new(),
         traced: Vec::new(),
+        entry_loads: Vec::new(),
+        forced: Vec::new(),
         trace: None,
     };
     for read in loads {
@@ -600,16 +652,23 @@ fn analyze_unit(
         *next_key += 1;
         walk.add_load(&read, key, &mut out);
     }
-    // The kernel-level model runs under `auto` (the other policies cost
-    // what they did), for a kernel with a global load to decide or measure:
-    // one that only writes has nothing the model could change (issue 16:
-    // a file of many such kernels costs what clang does).
+    if let Some(d) = &set.opts.decisions {
+        walk.force(d, &mut out)?;
+    }
+    // The kernel-level model runs under `auto`, and under any policy when a
+    // machine or forced decisions are given (the ground truth compares its
+    // `decided` figure with a simulator's; the other policies otherwise
+    // cost what they did), for a kernel with a global load to decide or
+    // measure: one that only writes has nothing the model could change
+    // (issue 16: a file of many such kernels costs what clang does).
     let reads = !out.report.loads.is_empty() || out.report.skipped.iter().any(|s| s.byte_loop);
-    let auto = set.opts.policy == Policy::Auto && reads;
-    if unit.is_kernel && (auto || set.keep_traces) {
+    let asked = set.opts.policy == Policy::Auto
+        || set.opts.machine.is_some()
+        || set.opts.decisions.is_some();
+    if unit.is_kernel && ((asked && reads) || set.keep_traces) {
         walk.model_kernel(&mut out, budget, warnings);
     }
-    Some(out)
+    Ok(Some(out))
 }
 
 /// Launch dimensions and argument values substituted when printing.
@@ -656,7 +715,12 @@ impl Walk<'_> {
                 whole_program: set.opts.whole_program,
             },
             arch: set.arch,
+            hardware: &set.hardware,
+            machine: set.opts.machine.is_some(),
+            bypass: set.arch.bypass_op(set.ptx),
             model: set.model,
+            emitted: emitted_decisions(out, set.opts.policy == Policy::Auto),
+            auto: set.opts.policy == Policy::Auto,
             block: self.unit.block,
             grid: self.unit.grid,
             args: self.args.clone(),
@@ -684,12 +748,12 @@ impl Walk<'_> {
         }
         for (entry, (model, cache)) in result.loads {
             let auto = set.opts.policy == Policy::Auto;
-            let report = &mut out.report.loads[entry];
-            report.in_kernel = Some(model);
+            out.report.loads[entry].in_kernel = Some(model);
             // Under auto the model's choice stands for every load it saw
             // executed (`result.loads` holds only those), also where the
-            // paper's sampled block ran no thread of the load.
-            if !auto {
+            // paper's sampled block ran no thread of the load; a forced
+            // decision stands over it.
+            if !auto || out.forced.contains(&entry) {
                 continue;
             }
             let decision = if cache {
@@ -697,39 +761,69 @@ impl Walk<'_> {
             } else {
                 Decision::Bypass
             };
-            let load = out
-                .traced
-                .iter()
+            let Some(load) = (out.traced.iter())
                 .find(|t| t.0.entry == entry)
-                .map(|t| t.0.load);
-            let Some(load) = load else { continue };
-            let read_only = Read::of(load, &set.layout).is_some_and(|r| !r.is_copy)
-                && is_read_only(load, &set.kernel_fns, set.invariant_kind);
-            let op = operator_for(decision, set.arch, set.ptx, read_only);
-            report.decision = decision.name().into();
-            report.operator = operator_text(op, read_only);
-            report.reason = format!(
+                .map(|t| t.0.load)
+            else {
+                continue;
+            };
+            let reason = format!(
                 "auto: {} gives the least simulated L2->L1 traffic for the kernel",
                 decision.name()
             );
-            for (v, key) in out.keyed.iter_mut() {
-                if *v == load {
-                    key.decision = decision;
-                }
+            set.set_decision(out, entry, load, decision, reason);
+        }
+    }
+
+    /// Applies the forced decisions of this function (`decisions=`): each
+    /// listed site's loads take its decision, through the path the policy's
+    /// take. A site the function does not have, or whose loads are all left
+    /// alone, is an error.
+    fn force(
+        &self,
+        d: &crate::forced::Decisions,
+        out: &mut UnitResult,
+    ) -> Result<(), crate::Error> {
+        let set = self.set;
+        out.report.number_sites();
+        let symbol = out.report.symbol.clone();
+        for f in d.of(&symbol) {
+            let entries: Vec<usize> = (out.report.loads.iter().enumerate())
+                .filter(|(_, l)| l.site == f.site)
+                .map(|(i, _)| i)
+                .collect();
+            if entries.is_empty() {
+                let why = match out.report.skipped.iter().find(|s| s.site == f.site) {
+                    Some(s) => format!(
+                        "is a load gpucc-cache leaves alone ({}); remove the line",
+                        s.why
+                    ),
+                    None => {
+                        let sites: Vec<String> = out
+                            .report
+                            .loads
+                            .iter()
+                            .map(|l| l.site.to_string())
+                            .collect();
+                        format!(
+                            "is not a load site of it; give one of its sites ({})",
+                            if sites.is_empty() {
+                                "none".into()
+                            } else {
+                                sites.join(", ")
+                            }
+                        )
+                    }
+                };
+                return Err(d.error(f, format!("site {} of {} {why}", f.site, f.symbol)));
             }
-            match out.decided.iter_mut().find(|d| d.load == load) {
-                Some(d) => d.op = op,
-                None if !Read::of(load, &set.layout).is_some_and(|r| r.is_copy) => {
-                    out.decided.push(Decided {
-                        load,
-                        op,
-                        kernel: 0,
-                        entry,
-                    })
-                }
-                None => {}
+            for entry in entries {
+                let load = out.entry_loads[entry];
+                set.set_decision(out, entry, load, f.decision, d.reason());
+                out.forced.push(entry);
             }
         }
+        Ok(())
     }
 
     /// Adds one read to `out`: skipped with a reason, or evaluated and decided.
@@ -810,6 +904,7 @@ impl Walk<'_> {
         });
         let decision = verdict.decision;
         out.keyed.push((load, Key { id: key, decision }));
+        out.entry_loads.push(load);
         let entry = out.report.loads.len() - 1;
         // Only a load whose operator a decision can change is the model's
         // to choose; the rest (a read-only `.nc` load before sm_70) run in
@@ -980,4 +1075,58 @@ fn static_shared_bytes(function: Value, layout: &crate::ir::DataLayout) -> u64 {
         .filter(|g| g.ty().address_space() == 3 && !g.is_declaration() && uses(*g))
         .map(|g| layout.alloc_size(g.global_value_type()))
         .sum()
+}
+
+impl Setting<'_> {
+    /// Gives report entry `entry` (the load `load`) `decision` with
+    /// `reason`: its operator, key and lowering plan, as the policy's
+    /// decisions get them in `add_load`. `auto`'s model and forced
+    /// decisions both come through here, so the PTX is what a policy with
+    /// those decisions writes.
+    fn set_decision(
+        &self,
+        out: &mut UnitResult,
+        entry: usize,
+        load: Value,
+        decision: Decision,
+        reason: String,
+    ) {
+        let copy = Read::of(load, &self.layout).is_some_and(|r| r.is_copy);
+        let read_only = !copy && is_read_only(load, &self.kernel_fns, self.invariant_kind);
+        let op = operator_for(decision, self.arch, self.ptx, read_only);
+        let report = &mut out.report.loads[entry];
+        report.decision = decision.name().into();
+        report.operator = operator_text(op, read_only);
+        report.reason = reason;
+        for (v, key) in out.keyed.iter_mut() {
+            if *v == load {
+                key.decision = decision;
+            }
+        }
+        match out.decided.iter_mut().find(|d| d.load == load) {
+            Some(d) => d.op = op,
+            None if !copy && decision != Decision::Default => out.decided.push(Decided {
+                load,
+                op,
+                kernel: 0,
+                entry,
+            }),
+            None => {}
+        }
+    }
+}
+
+/// The decisions the build emits that the model cannot change: forced
+/// ones, and under a policy other than `auto` every load's, by report
+/// entry. Under `auto` the model's choices fill in the rest.
+fn emitted_decisions(out: &UnitResult, auto: bool) -> HashMap<usize, Decision> {
+    let decision = |load: Value| {
+        (out.keyed.iter())
+            .find(|(v, _)| *v == load)
+            .map_or(Decision::Default, |(_, k)| k.decision)
+    };
+    (out.entry_loads.iter().enumerate())
+        .filter(|(i, _)| !auto || out.forced.contains(i))
+        .map(|(i, &load)| (i, decision(load)))
+        .collect()
 }

@@ -22,6 +22,9 @@ pub enum Error {
     ArchMismatch { option: String, module: String },
     /// The module's debug info names the file that carries the keys.
     ReservedDebugFile { file: String },
+    /// A file the user gave (a machine description, forced decisions) is
+    /// unreadable or wrong: `message` is one line naming `FILE[:LINE]`.
+    File { message: String },
 }
 
 impl fmt::Display for Error {
@@ -33,7 +36,7 @@ impl fmt::Display for Error {
             Error::UnknownOption { option } => write!(
                 f,
                 "unknown gpucc-cache option '{option}': known options are policy, block, grid, arch, \
-                 model, l1, arg, sample-blocks, report, report-file, strip-debug, discard-names, whole-program, rdc, lower"
+                 model, l1, arg, sample-blocks, report, report-file, strip-debug, discard-names, whole-program, rdc, lower, machine, decisions"
             ),
             Error::WrongTarget { triple } => write!(
                 f,
@@ -51,6 +54,7 @@ impl fmt::Display for Error {
                 "the source's debug info names a file '{file}' (a #line directive?), a name gpucc-cache \
                  reserves for the keys that carry its decisions; rename it"
             ),
+            Error::File { message } => f.write_str(message),
             Error::Report { path, reason } => {
                 write!(f, "cannot write the cache report to '{path}': {reason}; pick a writable path")
             }

@@ -121,6 +121,10 @@ pub struct Hardware {
     /// L2 bytes of `l2_part`, the flagship part of the architecture.
     pub l2_bytes: u64,
     pub l2_part: &'static str,
+    /// SMs of the machine, where a machine description gives them
+    /// (`machine`); `None` in the table: [`Hardware::sm_count`] answers
+    /// for `l2_part`.
+    pub sms: Option<u32>,
 }
 
 /// Volta carveouts (Guide 7.x "Shared Memory"; Occupancy header).
@@ -195,6 +199,7 @@ const COMMON: Hardware = Hardware {
     register_partitions: 4,
     l2_bytes: 0,
     l2_part: "",
+    sms: None,
 };
 
 /// Maxwell and Pascal except GP100: two L1/texture units per SM, one per
@@ -502,13 +507,17 @@ impl Hardware {
 }
 
 impl Hardware {
-    /// SMs of `l2_part`, the part the table's L2 size is for: the block
+    /// SMs of the machine (`sms`), else of `l2_part`, the part the table's
+    /// L2 size is for: the block
     /// scheduler deals the first wave of blocks out over this many SMs.
     /// Sources: the parts' whitepapers and product pages (GTX 750 Ti 5,
     /// Titan X 24, Tegra X1 2, P100 56, Titan Xp 30, TX2 2, V100 80,
     /// Xavier 8, Titan RTX 72, A100 108, RTX 3090 82, Orin 16, RTX 6000
     /// Ada 142, H100 SXM5 132).
     pub fn sm_count(&self) -> u32 {
+        if let Some(n) = self.sms {
+            return n;
+        }
         match self.sm {
             50 => 5,
             52 => 24,

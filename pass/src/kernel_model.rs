@@ -179,6 +179,15 @@ pub fn model_within(
     })
 }
 
+/// The L2→L1 bytes of one choice (`cached[i]`: trace instruction `i`
+/// allocates in L1), simulated once: what a build with exactly those
+/// decisions pulls.
+pub fn l2_bytes_of(trace: &Trace, config: L1Config, cached: &[bool]) -> Result<u64, L1Error> {
+    let mut l1 = L1::new(config)?;
+    let requests = l1.requests(trace)?;
+    Ok(l1.run_requests(trace, &requests, cached)?.loads.l2_bytes)
+}
+
 struct Search<'a> {
     l1: &'a mut L1,
     trace: &'a Trace,

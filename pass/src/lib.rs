@@ -16,6 +16,7 @@ pub mod annotate;
 pub mod control;
 pub mod error;
 pub mod evaluate;
+pub mod forced;
 pub mod generation;
 pub mod geometry;
 pub mod global_loads;
@@ -30,6 +31,7 @@ pub mod keys;
 pub mod l1sim;
 pub mod locality;
 pub mod lower;
+pub mod machine;
 pub mod memory;
 pub mod occupancy;
 pub mod options;
@@ -99,7 +101,9 @@ pub fn run(module: ir::Module, mode: Mode, opts: &Options) -> Result<Outcome, Er
             report: None,
         });
     }
-    let transform = matches!(mode, Mode::Full | Mode::Annotate) && opts.policy != Policy::Off;
+    // Forced decisions are emitted under `off` too: the rest stay plain.
+    let transform = matches!(mode, Mode::Full | Mode::Annotate)
+        && (opts.policy != Policy::Off || opts.decisions.is_some());
     let keys = mode == Mode::Full && opts.lowering == Lowering::Keys;
     if mode == Mode::Full && transform && !keys {
         // The backend merges adjacent loads into v2/v4 loads; inline asm would
@@ -109,7 +113,7 @@ pub fn run(module: ir::Module, mode: Mode, opts: &Options) -> Result<Outcome, Er
             changed = true;
         }
     }
-    let mut analysis = analysis::analyze(module, opts);
+    let mut analysis = analysis::analyze(module, opts)?;
     analysis.report.number_sites();
     // Where each decided load is, for its remark: the keys move the loads'
     // locations and the lowering erases the loads it rewrites.
@@ -189,7 +193,7 @@ pub fn kernel_traces(
     }
     analysis::check_arch(m, opts)?;
     let wanted = kernel.map_or(analysis::Wanted::Sole, analysis::Wanted::Named);
-    let (analysis, traces, names) = analysis::kernel_traces(m, opts, wanted);
+    let (analysis, traces, names) = analysis::kernel_traces(m, opts, wanted)?;
     Ok((analysis.report, traces, names))
 }
 

@@ -12,7 +12,9 @@
 use std::path::PathBuf;
 
 use crate::error::Error;
+use crate::forced::Decisions;
 use crate::generation::{Arch, Model, MODEL_NAMES};
+use crate::machine::Machine;
 use crate::policy::{Policy, POLICY_NAMES};
 
 /// The environment variable the plugin reads when it gets no parameters.
@@ -145,6 +147,11 @@ pub struct Options {
     pub whole_program: bool,
     /// How decisions reach the PTX.
     pub lowering: Lowering,
+    /// The machine the model describes instead of the arch's table entry
+    /// (`machine=FILE`, `--machine`).
+    pub machine: Option<Machine>,
+    /// Loads whose decision is forced (`decisions=FILE`, `--decisions`).
+    pub decisions: Option<Decisions>,
 }
 
 impl Default for Options {
@@ -167,6 +174,8 @@ impl Default for Options {
             discard_names: false,
             whole_program: false,
             lowering: Lowering::Asm,
+            machine: None,
+            decisions: None,
         }
     }
 }
@@ -425,6 +434,8 @@ impl Options {
                 self.lowering =
                     Lowering::parse(value).ok_or_else(|| bad(key, value, "asm or keys"))?
             }
+            "machine" => self.machine = Some(Machine::read(value)?),
+            "decisions" => self.decisions = Some(Decisions::read(value)?),
             _ => return Err(Error::UnknownOption { option: key.into() }),
         }
         Ok(())
@@ -521,6 +532,17 @@ impl Options {
         if self.whole_program {
             p.push("whole-program=1".into());
         }
+        for (key, path) in [
+            ("machine", self.machine.as_ref().map(|m| &m.path)),
+            ("decisions", self.decisions.as_ref().map(|d| &d.path)),
+        ] {
+            if let Some(path) = path {
+                p.push(format!(
+                    "{key}={}",
+                    escape_param(&path.display().to_string())
+                ));
+            }
+        }
         p.join(";")
     }
 }
@@ -593,6 +615,29 @@ mod tests {
     fn params_round_trip() {
         let o = Options::parse("policy=aggressive;block=8x4x2;grid=16;block=k=16x16;grid=k@12=4x4;arg=n=5;arg=1=-2;sample-blocks=3;model=sectored;l1=1024;arch=sm_80;report=json;report-file=/tmp/r.json;strip-debug=1;discard-names=1;whole-program=1;lower=keys").unwrap();
         assert_eq!(Options::parse(&o.to_params()).unwrap(), o);
+    }
+
+    #[test]
+    fn machine_and_decisions_files_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let machine = dir.path().join("m;1.machine");
+        std::fs::write(&machine, "base = sm_52\nl1_bytes = 16K\nfill = line\n").unwrap();
+        let decisions = dir.path().join("d.txt");
+        std::fs::write(&decisions, "_Z1kPf 0 bypass\n").unwrap();
+        let params = format!(
+            "machine={};decisions={}",
+            escape_param(machine.to_str().unwrap()),
+            escape_param(decisions.to_str().unwrap())
+        );
+        let o = Options::parse(&params).unwrap();
+        assert_eq!(o.machine.as_ref().unwrap().path, machine);
+        assert_eq!(o.decisions.as_ref().unwrap().loads.len(), 1);
+        assert_eq!(Options::parse(&o.to_params()).unwrap(), o);
+        let missing = Options::parse("machine=/nonexistent.machine").unwrap_err();
+        assert!(
+            missing.to_string().contains("/nonexistent.machine"),
+            "{missing}"
+        );
     }
 
     #[test]

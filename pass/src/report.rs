@@ -19,8 +19,22 @@ pub struct Report {
     /// info.
     #[serde(default)]
     pub source: Option<String>,
+    /// The machine description the model used (`--machine`); absent: the
+    /// arch's table entry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineReport>,
     pub kernels: Vec<KernelReport>,
     pub warnings: Vec<String>,
+}
+
+/// The machine description a report's model used.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct MachineReport {
+    pub name: String,
+    /// The file as the user named it.
+    pub file: String,
+    /// SMs: the file's `sms`, else the base part's.
+    pub sms: u32,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -107,6 +121,10 @@ pub struct PolicyTraffic {
     pub cache_none: u64,
     pub conservative: u64,
     pub aggressive: u64,
+    /// The decisions this build emits (the policy's, `auto`'s, forced
+    /// ones; plain loads as the machine treats them by default).
+    #[serde(default)]
+    pub decided: u64,
 }
 
 /// A load in the kernel-level model.
@@ -446,8 +464,8 @@ impl Simulated {
         );
         let _ = writeln!(
             s,
-            "  L2->L1 bytes: auto {}, cache-all {}, cache-none {}, conservative {}, aggressive {}",
-            t.auto, t.cache_all, t.cache_none, t.conservative, t.aggressive
+            "  L2->L1 bytes: auto {}, cache-all {}, cache-none {}, conservative {}, aggressive {}, decided {}",
+            t.auto, t.cache_all, t.cache_none, t.conservative, t.aggressive, t.decided
         );
         if let Some(cut) = &self.truncated {
             let _ = writeln!(s, "  simulation cut: {cut}");
@@ -600,6 +618,9 @@ impl Report {
             "gpucc-cache: arch {}, model {}, policy {}, L1 {} B per block",
             self.arch, self.model, self.policy, self.l1_bytes
         );
+        if let Some(m) = &self.machine {
+            let _ = writeln!(s, "machine: {} ({}, {} SMs)", m.name, m.file, m.sms);
+        }
         for w in &self.warnings {
             let _ = writeln!(s, "warning: {w}");
         }

@@ -8,7 +8,10 @@
 //! variables; the SM runs blocks 0, S, 2S, ... (S SMs of the arch's
 //! reference part); the L1 is modelled fully associative (NVIDIA documents
 //! no associativity) with `fermi` line fills or `sectored` sector fills as
-//! the analysis' model says.
+//! the analysis' model says. A machine description (`machine=`) replaces
+//! all of that with its own facts: its SM count, line and sector sizes,
+//! ways, fill (whatever the per-load model), and the bypass the build
+//! emits (`.cg` skips L1, `.L1::no_allocate` probes it).
 //!
 //! **Budgets** (issue 16). The model's work is bounded per kernel and per
 //! module ([`ModelBudget`]), in deterministic units: thread-accesses walked,
@@ -35,13 +38,13 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use crate::generation::{Arch, Model};
+use crate::generation::{Arch, CacheOp, Model};
 use crate::geometry::Dim3;
-use crate::hardware::{GlobalLoads, Hardware};
+use crate::hardware::{Fill as HwFill, GlobalLoads, Hardware};
 use crate::ir::Value;
-use crate::kernel_model::{model_within, KernelModel, SearchCut, SearchLimit};
+use crate::kernel_model::{l2_bytes_of, model_within, KernelModel, SearchCut, SearchLimit};
 use crate::kernel_trace::{kernel_program, resident_blocks, KernelProgram, Scope, TracedLoad};
-use crate::l1sim::{L1Config, Provenance};
+use crate::l1sim::{Bypass, Fill, L1Config, Provenance, StorePolicy};
 use crate::memory::Memory;
 use crate::occupancy::occupancy;
 use crate::policy::Decision;
@@ -206,7 +209,20 @@ pub struct KernelInputs<'a> {
     pub function: Value,
     pub scope: Scope<'a>,
     pub arch: Arch,
+    /// The machine modelled: the arch's table entry or a description's.
+    pub hardware: &'a Hardware,
+    /// Whether `hardware` came from a machine description: then its line,
+    /// sector, ways and fill configure the L1, not `model`.
+    pub machine: bool,
+    /// The operator the build writes for a bypassed load.
+    pub bypass: CacheOp,
     pub model: Model,
+    /// The decisions the build emits whatever the model finds, by report
+    /// entry (forced ones; every load's under a policy other than `auto`):
+    /// with the model's choices for the rest, they give `decided`.
+    pub emitted: HashMap<usize, Decision>,
+    /// Whether the policy is `auto` (the model's choices are emitted).
+    pub auto: bool,
     pub block: Dim3,
     pub grid: Option<Dim3>,
     pub args: HashMap<u32, i64>,
@@ -231,7 +247,7 @@ pub struct SmResult {
 }
 
 pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
-    let hw = Hardware::for_arch(k.arch);
+    let hw = k.hardware;
     let threads = u32::try_from(k.block.count())
         .map_err(|_| NoModel::Error("block too large".to_string()))?;
     let occ = occupancy(hw, threads, None, k.static_shared_bytes)
@@ -295,13 +311,10 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         _ => {}
     }
     let trace = walked.trace;
-    let l1_bytes = occ.l1_bytes_per_sm / 128 * 128;
+    let l1_bytes = occ.l1_bytes_per_sm / hw.line_bytes * hw.line_bytes;
     let capacity =
         u32::try_from(l1_bytes).map_err(|_| NoModel::Error("L1 too large".to_string()))?;
-    let mut config = match k.model {
-        Model::Fermi => L1Config::line_fill(capacity),
-        Model::Sectored => L1Config::sector_fill(capacity),
-    };
+    let mut config = l1_config(k, capacity);
     config.default_load_allocates = hw.global_loads == GlobalLoads::L1ByDefault;
     let verdicts = |p: usize| -> Vec<Option<bool>> {
         let by_entry: HashMap<usize, Decision> =
@@ -321,6 +334,26 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     };
     let m = model_within(&trace, config, [&verdicts(0), &verdicts(1)], usable, limit)
         .map_err(|e| NoModel::Error(e.to_string()))?;
+    // What the build emits: the fixed decisions, the model's for the rest
+    // (auto) or the target's default (another policy).
+    let emitted: Vec<bool> = (program.entries.iter().enumerate())
+        .map(|(i, e)| {
+            let fixed = e.and_then(|e| k.emitted.get(&e));
+            let cached = match fixed {
+                Some(Decision::Cache) => true,
+                Some(Decision::Bypass) => false,
+                Some(Decision::Default) => config.default_load_allocates,
+                None if k.auto => m.auto.get(i).copied().unwrap_or(false),
+                None => config.default_load_allocates,
+            };
+            cached && usable
+        })
+        .collect();
+    let decided = if emitted == m.auto {
+        m.bytes.auto
+    } else {
+        l2_bytes_of(&trace, config, &emitted).map_err(|e| NoModel::Error(e.to_string()))?
+    };
     let spent = Spend {
         thread_accesses: accesses,
         evaluation_steps: walked.evaluations,
@@ -373,6 +406,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
                 cache_none: m.bytes.cache_none,
                 conservative: m.bytes.conservative,
                 aggressive: m.bytes.aggressive,
+                decided,
             },
             occupancy: occupancy_text,
             thread_accesses: trace.thread_accesses(),
@@ -387,6 +421,37 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         spent,
         budget,
     })
+}
+
+/// The simulated L1: a machine description's facts, else the per-load
+/// model's generation (`fermi`: Fermi's line fills, evicting stores, `.cg`
+/// bypass; `sectored`: Volta's).
+fn l1_config(k: &KernelInputs, capacity: u32) -> L1Config {
+    let hw = k.hardware;
+    if !k.machine {
+        return match k.model {
+            Model::Fermi => L1Config::line_fill(capacity),
+            Model::Sectored => L1Config::sector_fill(capacity),
+        };
+    }
+    // `machine::check` keeps these within u32 and the simulation's rules.
+    let (fill, stores) = match hw.fill {
+        HwFill::WholeLine => (Fill::Line, StorePolicy::EvictLine),
+        HwFill::Sectors => (Fill::Sector, StorePolicy::UpdateSectors),
+    };
+    L1Config {
+        capacity_bytes: capacity,
+        line_bytes: hw.line_bytes as u32,
+        sector_bytes: hw.sector_bytes as u32,
+        ways: hw.associativity,
+        fill,
+        stores,
+        bypass: match k.bypass {
+            CacheOp::NoAllocate => Bypass::NoAllocate,
+            CacheOp::Cg | CacheOp::Ca => Bypass::SkipL1,
+        },
+        default_load_allocates: false,
+    }
 }
 
 fn load_models(

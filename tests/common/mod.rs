@@ -165,9 +165,10 @@ pub fn ptxas_rejects(ptx: &Path, arch: &str) -> Option<String> {
 }
 
 /// Every `.cu` file under `dir`, sorted, but those in `errors/` (inputs
-/// that must fail) and `stress/` (compile-time stress inputs, checked on
+/// that must fail), `stress/` (compile-time stress inputs, checked on
 /// one arch by `tests/codegen.rs`: 300 template instantiations on every
-/// arch and route would take minutes of the suite).
+/// arch and route would take minutes of the suite) and `machine/` (the
+/// inputs of `tests/machine.rs`, which compares their PTX itself).
 pub fn cu_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
@@ -175,7 +176,8 @@ pub fn cu_files(dir: &Path, out: &mut Vec<PathBuf>) {
         .collect();
     entries.sort();
     for p in entries {
-        if p.is_dir() && !p.ends_with("errors") && !p.ends_with("stress") {
+        if p.is_dir() && !p.ends_with("errors") && !p.ends_with("stress") && !p.ends_with("machine")
+        {
             cu_files(&p, out);
         } else if p.extension().is_some_and(|e| e == "cu") {
             out.push(p);
