@@ -8,7 +8,7 @@ prog=$(readlink -f "$1"); arch=$2; policy=${3:-default}; shift 3 2>/dev/null || 
 S=${SIM_ROOT:-/work/main/.sim}
 GPUCC=${GPUCC:-/work/main/target/debug/gpucc-cache}
 name=$(basename "$prog" .cu)
-dir=${SIMW:-/tmp/simw}/$name-$arch-$policy
+dir=${SIMW:-/tmp/simw}/$name-$arch-$policy${1:+-x}
 rm -rf "$dir"; mkdir -p "$dir"; cd "$dir"
 case $arch in
   qv100) cfg=$S/gpgpu-sim/configs/tested-cfgs/SM7_QV100; icnt=config_volta_islip.icnt; sm=sm_70;;
@@ -16,7 +16,7 @@ case $arch in
   *) echo "arch must be qv100 or gtx480" >&2; exit 2;;
 esac
 cp "$cfg/gpgpusim.config" "$cfg/$icnt" .
-sed -i 's/^-gpgpu_kernel_launch_latency 5000/-gpgpu_kernel_launch_latency 0/; s/^-power_simulation_enabled 1/-power_simulation_enabled 0/; s/^-gpgpu_ptx_force_max_capability 20/-gpgpu_ptx_force_max_capability 52/; s/^-gpgpu_occupancy_sm_number 20/-gpgpu_occupancy_sm_number 52/' gpgpusim.config
+sed -i '/^-gpuwattch_xml_file/d; s/^-gpgpu_kernel_launch_latency 5000/-gpgpu_kernel_launch_latency 0/; s/^-power_simulation_enabled 1/-power_simulation_enabled 0/; s/^-gpgpu_ptx_force_max_capability 20/-gpgpu_ptx_force_max_capability 52/; s/^-gpgpu_occupancy_sm_number 20/-gpgpu_occupancy_sm_number 52/' gpgpusim.config
 pol=(); [ "$policy" != default ] && pol=(--cache-policy="$policy")
 "$GPUCC" --cuda-gpu-arch=$sm "$prog" -o app -cudart none -L$S/cuda/lib64 -lcudart -Wl,-rpath,$S/cuda/lib64 --cache-report=none "${pol[@]}" "$@"
 set +e
