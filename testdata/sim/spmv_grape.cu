@@ -1,3 +1,5 @@
+// sim-prepare: gpucc-cache partition gen:mesh2d:64x64 --block-dim=64 --out=$WORK/grape
+// sim-validate: -DGRAPE_ORDER="$WORK/grape/vertex_order.u32"
 // spmv_grape: the CSR SpMV of spmv_csr.cu (one thread per row, 5-point Laplacian), on the mesh that
 // the partitioner's `gen:mesh2d:64x64` generates (same vertex numbering: SplitMix64(seed 1) shuffle
 // of the cells, ported below from grape/src/generate.rs), with rows and columns renumbered by the
