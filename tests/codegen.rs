@@ -139,19 +139,8 @@ fn check_one(file: &Path, arch: &str, dir: &Path) -> Vec<String> {
     failures
 }
 
-#[test]
-fn ptx_equals_clang_except_cache_operators() {
-    let mut files = Vec::new();
-    cu_files(&testdata(""), &mut files);
-    assert!(
-        files.len() >= 25,
-        "the corpus has {} .cu files",
-        files.len()
-    );
-    let jobs: Vec<(PathBuf, &str)> = files
-        .iter()
-        .flat_map(|f| ARCHS.iter().map(move |a| (f.clone(), *a)))
-        .collect();
+/// `check_one` over (file, arch) jobs on two threads; all failures.
+fn check_all(jobs: &[(PathBuf, &str)]) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let next = AtomicUsize::new(0);
     let failures = Mutex::new(Vec::new());
@@ -168,6 +157,23 @@ fn ptx_equals_clang_except_cache_operators() {
         }
     });
     let failures = failures.into_inner().unwrap();
+    failures
+}
+
+#[test]
+fn ptx_equals_clang_except_cache_operators() {
+    let mut files = Vec::new();
+    cu_files(&testdata(""), &mut files);
+    assert!(
+        files.len() >= 25,
+        "the corpus has {} .cu files",
+        files.len()
+    );
+    let jobs: Vec<(PathBuf, &str)> = files
+        .iter()
+        .flat_map(|f| ARCHS.iter().map(move |a| (f.clone(), *a)))
+        .collect();
+    let failures = check_all(&jobs);
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",
@@ -190,5 +196,28 @@ fn stress_inputs_keep_clangs_code() {
             dir.path(),
         ));
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The simulator's whole programs (`testdata/sim/`, run by
+/// `scripts/sim-validate`) keep clang's code on the archs the simulator runs
+/// them for: sm_52 (GTX480) and sm_70 (QV100). What is simulated must be
+/// clang's program with other cache operators, nothing else.
+#[test]
+fn simulator_programs_keep_clangs_code() {
+    let mut files = Vec::new();
+    for e in std::fs::read_dir(testdata("sim")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "cu") {
+            files.push(p);
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 12, "testdata/sim has {} programs", files.len());
+    let jobs: Vec<(PathBuf, &str)> = files
+        .iter()
+        .flat_map(|f| ["sm_52", "sm_70"].map(move |a| (f.clone(), a)))
+        .collect();
+    let failures = check_all(&jobs);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

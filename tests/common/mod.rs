@@ -167,8 +167,10 @@ pub fn ptxas_rejects(ptx: &Path, arch: &str) -> Option<String> {
 /// Every `.cu` file under `dir`, sorted, but those in `errors/` (inputs
 /// that must fail), `stress/` (compile-time stress inputs, checked on
 /// one arch by `tests/codegen.rs`: 300 template instantiations on every
-/// arch and route would take minutes of the suite) and `machine/` (the
-/// inputs of `tests/machine.rs`, which compares their PTX itself).
+/// arch and route would take minutes of the suite), `machine/` (the
+/// inputs of `tests/machine.rs`, which compares their PTX itself) and
+/// `sim/` (the simulator's whole programs, checked by `tests/codegen.rs` on
+/// the two archs the simulator runs: every arch would add two minutes).
 pub fn cu_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
@@ -176,8 +178,8 @@ pub fn cu_files(dir: &Path, out: &mut Vec<PathBuf>) {
         .collect();
     entries.sort();
     for p in entries {
-        if p.is_dir() && !p.ends_with("errors") && !p.ends_with("stress") && !p.ends_with("machine")
-        {
+        let skipped = ["errors", "stress", "machine", "sim"];
+        if p.is_dir() && !skipped.iter().any(|s| p.ends_with(s)) {
             cu_files(&p, out);
         } else if p.extension().is_some_and(|e| e == "cu") {
             out.push(p);
