@@ -156,8 +156,7 @@ fn check_all(jobs: &[(PathBuf, &str)]) -> Vec<String> {
             });
         }
     });
-    let failures = failures.into_inner().unwrap();
-    failures
+    failures.into_inner().unwrap()
 }
 
 #[test]
@@ -213,7 +212,11 @@ fn simulator_programs_keep_clangs_code() {
         }
     }
     files.sort();
-    assert!(files.len() >= 12, "testdata/sim has {} programs", files.len());
+    assert!(
+        files.len() >= 12,
+        "testdata/sim has {} programs",
+        files.len()
+    );
     let jobs: Vec<(PathBuf, &str)> = files
         .iter()
         .flat_map(|f| ["sm_52", "sm_70"].map(move |a| (f.clone(), a)))

@@ -133,7 +133,10 @@ fn refusals_are_one_line_and_name_the_fix() {
     let app = common::testdata("programs/checksum.cu");
     let app = app.to_str().unwrap();
     let e = refusal(&[app], empty.path());
-    assert!(e.contains("not set up") && e.contains("scripts/setup-sim"), "{e}");
+    assert!(
+        e.contains("not set up") && e.contains("scripts/setup-sim"),
+        "{e}"
+    );
     let e = refusal(&["--config=K80", app], empty.path());
     assert!(e.contains("--config=K80") && e.contains("QV100"), "{e}");
     let e = refusal(&["--policies=auto,fast", app], empty.path());

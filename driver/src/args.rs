@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Result};
 use clap::Parser;
 use gpucc_cache_pass::generation::Arch;
-use gpucc_cache_pass::options::{KernelShape, Options};
+use gpucc_cache_pass::options::{KernelShape, LaunchArg, Options};
 use gpucc_cache_pass::ReportFormat;
 
 /// gpucc-cache's own flags.
@@ -221,9 +221,20 @@ pub struct Job {
     /// Flags for ptxas (`-Xptxas`, `-Xcuda-ptxas`), used when the driver
     /// runs it (`--verify-ptx`, builds).
     pub ptxas_flags: Vec<String>,
-    /// Block and grid shapes of the program's launches read from clang's
-    /// host IR (builds); `None`: the text scanner reads them (PTX runs).
-    pub host_shapes: Option<(Vec<KernelShape>, Vec<KernelShape>)>,
+    /// What the program's launches give the model, read from clang's host
+    /// IR (builds); `None`: the text scanner reads the shapes (PTX runs).
+    pub host_launches: Option<HostLaunches>,
+}
+
+/// The launch facts of a `.cu` file's host code, as the model takes them.
+#[derive(Clone, Debug, Default)]
+pub struct HostLaunches {
+    /// Per kernel, the block and grid shape every launch agrees on.
+    pub blocks: Vec<KernelShape>,
+    pub grids: Vec<KernelShape>,
+    /// Every launch's integer arguments (constant or not); the analysis
+    /// takes a value only where all launches of a kernel agree.
+    pub args: Vec<LaunchArg>,
 }
 
 /// What an input holds.
@@ -994,7 +1005,7 @@ fn device_job(split: &Split, own: &Own, arch: Option<Arch>, template: bool) -> R
         stdin: None,
         sidecars,
         ptxas_flags: split.ptxas.clone(),
-        host_shapes: None,
+        host_launches: None,
     })
 }
 

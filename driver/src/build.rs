@@ -21,10 +21,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{anyhow, bail, Context as _, Result};
-use gpucc_cache_pass::options::{Dim3, KernelShape, Options, ShapeOrigin};
+use gpucc_cache_pass::options::{Dim3, KernelShape, LaunchArg, Options, ShapeOrigin};
 use gpucc_cache_pass::{Report, ReportFormat};
 
-use crate::args::{Build, BuildKind, GpuTarget, InputKind, Job, Language, Output};
+use crate::args::{Build, BuildKind, GpuTarget, HostLaunches, InputKind, Job, Language, Output};
 use crate::compile;
 use crate::output::{Outputs, Slot};
 use crate::toolchain::{self, Ended, Found};
@@ -317,11 +317,11 @@ fn cuda_object(
     let mut images: Vec<String> = Vec::new();
     if !b.host_only {
         let ptxas = tools.bin("ptxas")?;
-        let (shapes, warnings) = host_shapes(b, tools, input, dir)?;
+        let (host, warnings) = host_launches(b, tools, input, dir)?;
         for (k, t) in b.targets.iter().enumerate() {
             let record = plan.per_arch[i][k].is_some();
             let job = Job {
-                host_shapes: Some(shapes.clone()),
+                host_launches: Some(host.clone()),
                 ..device_for(b, input, t, Output::Ptx, record)
             };
             let (mut made, sub) = device_in(&job, dir, files)?;
@@ -422,20 +422,19 @@ fn make_targets(flags: &[String]) -> Vec<String> {
     out
 }
 
-/// Per kernel, the block shapes and the grid shapes its launches give.
-type LaunchShapes = (Vec<KernelShape>, Vec<KernelShape>);
-
-/// The block and grid shapes of `input`'s launches, from clang's host IR
-/// (`host_launch`): a kernel gets a shape when every launch of it has that
-/// same constant shape; launches that disagree give a warning and no shape
-/// (the model then falls back to `__launch_bounds__` or its default, unless
-/// `--block-dim=NAME=` says).
-fn host_shapes(
+/// The block and grid shapes and the integer arguments of `input`'s
+/// launches, from clang's host IR (`host_launch`): a kernel gets a shape
+/// when every launch of it has that same constant shape; launches that
+/// disagree give a warning and no shape (the model then falls back to
+/// `__launch_bounds__` or its default, unless `--block-dim=NAME=` says).
+/// Arguments go to the analysis launch by launch, which takes a value only
+/// where all launches of a kernel agree, and says why where they do not.
+fn host_launches(
     b: &Build,
     tools: &Tools,
     input: &Path,
     dir: &Path,
-) -> Result<(LaunchShapes, Vec<String>)> {
+) -> Result<(HostLaunches, Vec<String>)> {
     let ir = dir.join("host.ll");
     let mut cmd = Command::new(&tools.clang.path);
     cmd.args(crate::host_launch::HOST_IR_FLAGS);
@@ -457,7 +456,7 @@ fn host_shapes(
         .map_err(|e| anyhow!("cannot parse clang's host IR: {e}"))?;
     let launches = crate::host_launch::launches(&module);
     let mut warnings = Vec::new();
-    let mut shapes = (Vec::new(), Vec::new());
+    let mut host = HostLaunches::default();
     let mut symbols: Vec<&str> = launches.iter().map(|l| l.kernel.symbol.as_str()).collect();
     symbols.dedup();
     symbols.sort_unstable();
@@ -477,15 +476,28 @@ fn host_shapes(
             .iter()
             .find_map(|l| l.at.as_ref().map(|a| a.line))
             .unwrap_or(0);
+        // A launch whose argument array could not be read (`args` empty)
+        // passes unknowns: one per parameter the kernel's other launches show.
+        let width = of.iter().map(|l| l.args.len()).max().unwrap_or(0);
+        for l in &of {
+            for index in 0..width {
+                host.args.push(LaunchArg {
+                    kernel: symbol.to_string(),
+                    line: l.at.as_ref().map_or(0, |a| a.line),
+                    index: index as u32,
+                    value: l.args.get(index).copied().flatten(),
+                });
+            }
+        }
         for (what, out, shape_of) in [
             (
                 "block",
-                &mut shapes.0,
+                &mut host.blocks,
                 (|l: &crate::host_launch::HostLaunch| l.block) as fn(&_) -> _,
             ),
             (
                 "grid",
-                &mut shapes.1,
+                &mut host.grids,
                 |l: &crate::host_launch::HostLaunch| l.grid,
             ),
         ] {
@@ -512,7 +524,7 @@ fn host_shapes(
             }
         }
     }
-    Ok((shapes, warnings))
+    Ok((host, warnings))
 }
 
 /// fatbinary's name for an arch: `sm=80`, `sm=90a`.

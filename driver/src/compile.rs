@@ -694,12 +694,14 @@ fn run_clang(job: &Job, cmd: &mut Command) -> Result<toolchain::Ended> {
 
 /// Block and grid shapes of the constant launches in the file's host code
 /// (`<<<grid, block>>>`, `cudaLaunchKernel`), after the user's own: the
-/// analysis needs the shape the program really uses.
+/// analysis needs the shape the program really uses. With host IR, also
+/// every launch's integer arguments; the text scanner reads none.
 fn add_host_launches(job: &Job, opts: &mut Options) {
     use gpucc_cache_pass::options::{Dim3, KernelShape, ShapeOrigin};
-    if let Some((blocks, grids)) = &job.host_shapes {
-        opts.kernel_blocks.extend(blocks.iter().cloned());
-        opts.kernel_grids.extend(grids.iter().cloned());
+    if let Some(host) = &job.host_launches {
+        opts.kernel_blocks.extend(host.blocks.iter().cloned());
+        opts.kernel_grids.extend(host.grids.iter().cloned());
+        opts.launch_args.extend(host.args.iter().cloned());
         return;
     }
     let source = match &job.stdin {

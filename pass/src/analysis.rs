@@ -197,8 +197,59 @@ fn units(module: Module, kernels: &[Kernel], opts: &Options) -> Vec<Unit> {
     out
 }
 
-/// Values of the integer arguments the user gave, by parameter index, for one function.
-fn argument_values(function: Value, opts: &Options) -> HashMap<u32, i64> {
+/// What the file's host launches say about one integer parameter of a
+/// kernel the user gave no value for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum LaunchFact {
+    /// Every launch passes this constant; the lines of the launches.
+    Agreed { value: i64, lines: Vec<u32> },
+    /// The launches pass different constants.
+    Differ { lines: Vec<u32> },
+    /// These launches pass a value that is not a constant.
+    NotConstant { lines: Vec<u32> },
+}
+
+impl LaunchFact {
+    /// The report's note on a load whose address or guards read the
+    /// parameter `name`.
+    fn note(&self, name: &str) -> String {
+        let at = |lines: &[u32]| {
+            let list: Vec<String> = lines.iter().map(u32::to_string).collect();
+            match list.as_slice() {
+                [one] => format!("the host launch at line {one}"),
+                _ => format!("the host launches at lines {}", list.join(", ")),
+            }
+        };
+        match self {
+            LaunchFact::Agreed { value, lines } => {
+                format!("kernel argument {name} = {value} from {}", at(lines))
+            }
+            LaunchFact::Differ { lines } => {
+                let list: Vec<String> = lines.iter().map(u32::to_string).collect();
+                format!(
+                    "kernel argument {name} differs between host launches (lines {}); give --kernel-arg={name}=VALUE",
+                    list.join(", ")
+                )
+            }
+            LaunchFact::NotConstant { lines } => format!(
+                "kernel argument {name} is not a constant at {}; give --kernel-arg={name}=VALUE",
+                at(lines)
+            ),
+        }
+    }
+}
+
+/// Values of one function's integer arguments, by parameter index: the
+/// user's (`kernel_args`) first; for a kernel, else the constant every host
+/// launch of it passes (`launch_args`). Also, per parameter the launches
+/// speak of and the user did not give, what they say. Only integer
+/// parameters take a launch's value: a pointer's is an address on another
+/// device, of no use to the model.
+fn argument_values(
+    function: Value,
+    is_kernel: bool,
+    opts: &Options,
+) -> (HashMap<u32, i64>, HashMap<u32, LaunchFact>) {
     let params = function.params();
     let mut out = HashMap::new();
     for (key, value) in &opts.kernel_args {
@@ -210,7 +261,49 @@ fn argument_values(function: Value, opts: &Options) -> HashMap<u32, i64> {
             out.insert(i, *value);
         }
     }
-    out
+    let mut facts = HashMap::new();
+    if !is_kernel {
+        return (out, facts);
+    }
+    let symbol = function.name();
+    let mine: Vec<_> = (opts.launch_args.iter())
+        .filter(|a| names_kernel(&symbol, &a.kernel))
+        .collect();
+    for (i, p) in params.iter().enumerate() {
+        let i = i as u32;
+        if out.contains_key(&i) || !p.ty().is_int() {
+            continue;
+        }
+        let at: Vec<_> = mine.iter().filter(|a| a.index == i).collect();
+        let lines = |pick: &dyn Fn(Option<i64>) -> bool| {
+            let mut l: Vec<u32> = (at.iter())
+                .filter(|a| pick(a.value))
+                .map(|a| a.line)
+                .collect();
+            l.sort_unstable();
+            l.dedup();
+            l
+        };
+        let Some(first) = at.first() else { continue };
+        let fact = if at.iter().any(|a| a.value.is_none()) {
+            LaunchFact::NotConstant {
+                lines: lines(&|v| v.is_none()),
+            }
+        } else if at.iter().all(|a| a.value == first.value) {
+            let value = first.value.unwrap_or_default();
+            out.insert(i, value);
+            LaunchFact::Agreed {
+                value,
+                lines: lines(&|_| true),
+            }
+        } else {
+            LaunchFact::Differ {
+                lines: lines(&|_| true),
+            }
+        };
+        facts.insert(i, fact);
+    }
+    (out, facts)
 }
 
 fn reads_grid(e: &Expr) -> bool {
@@ -558,6 +651,8 @@ struct Walk<'s> {
     set: &'s Setting<'s>,
     unit: &'s Unit,
     args: HashMap<u32, i64>,
+    /// What the host launches say of the parameters the user gave no value.
+    launch_facts: HashMap<u32, LaunchFact>,
     /// Data the user bound to this kernel's pointer arguments.
     memory: Option<Rc<Memory>>,
     known: Known,
@@ -597,7 +692,7 @@ fn analyze_unit(
             demangle(&symbol)
         ));
     }
-    let args = argument_values(unit.function, set.opts);
+    let (args, launch_facts) = argument_values(unit.function, unit.is_kernel, set.opts);
     let memory = (unit.is_kernel)
         .then(|| Memory::for_kernel(unit.function, &set.opts.kernel_data))
         .filter(|m| !m.is_empty())
@@ -619,6 +714,7 @@ fn analyze_unit(
             ..Env::new(unit.block, unit.grid, args.clone())
         },
         args,
+        launch_facts,
         memory,
     };
     let mut out = UnitResult {
@@ -867,6 +963,7 @@ impl Walk<'_> {
             .map(|p| self.verdict(p, read, &traffic).decision);
         let mut notes = self.address_notes(&address, &traffic, shift);
         notes.extend(self.guard_notes(&guards));
+        notes.extend(self.launch_notes(&address, &guards));
         let read_only = !read.is_copy && is_read_only(load, &set.kernel_fns, set.invariant_kind);
         let op = operator_for(verdict.decision, set.arch, set.ptx, read_only);
         let guard_text = guards
@@ -1038,6 +1135,18 @@ impl Walk<'_> {
             }
         }
         notes
+    }
+
+    /// Where the host launches' argument values the load reads came from,
+    /// or why they give none.
+    fn launch_notes(&self, address: &E, guards: &[Guard]) -> Vec<String> {
+        let mut read = address.args();
+        read.extend(guards.iter().flat_map(|g| g.cond.args()));
+        read.sort_unstable();
+        read.dedup_by_key(|(i, _)| *i);
+        (read.iter())
+            .filter_map(|(i, n)| Some(self.launch_facts.get(i)?.note(&arg_label(*i, n))))
+            .collect()
     }
 
     fn pattern(&self, address: &E) -> String {

@@ -110,6 +110,47 @@ fn parse_kernel_shape(option: &str, s: &str, is_block: bool) -> Result<KernelSha
     })
 }
 
+/// One integer argument at one host launch: at the launch of `kernel`
+/// written at `line`, parameter `index` gets `value`, or `None` when it is
+/// not a constant there. The analysis uses a value only when every launch
+/// of the kernel gives the same one (`analysis::argument_values`), so the
+/// driver passes every launch, not only the constant ones.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchArg {
+    /// The kernel's symbol (or source name), as `KernelShape::kernel`.
+    pub kernel: String,
+    pub line: u32,
+    pub index: u32,
+    pub value: Option<i64>,
+}
+
+/// Parses `NAME@LINE=INDEX=VALUE`, VALUE an integer or `?` (not a constant).
+fn parse_launch_arg(option: &str, s: &str) -> Result<LaunchArg, Error> {
+    let expected = "NAME@LINE=INDEX=VALUE (a kernel, the line of its launch, a parameter index, \
+                    an integer or ?), e.g. smooth@80=2=128";
+    let wrong = || bad(option, s, expected);
+    let mut parts = s.splitn(3, '=');
+    let (head, index, value) = match (parts.next(), parts.next(), parts.next()) {
+        (Some(h), Some(i), Some(v)) => (h, i.trim(), v.trim()),
+        _ => return Err(wrong()),
+    };
+    let (kernel, line) = head.split_once('@').ok_or_else(wrong)?;
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    if kernel.is_empty() || !kernel.chars().all(ident) {
+        return Err(wrong());
+    }
+    let value = match value {
+        "?" => None,
+        v => Some(parse_int(v).ok_or_else(wrong)?),
+    };
+    Ok(LaunchArg {
+        kernel: kernel.into(),
+        line: line.trim().parse().map_err(|_| wrong())?,
+        index: index.parse().map_err(|_| wrong())?,
+        value,
+    })
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
     pub policy: Policy,
@@ -124,6 +165,10 @@ pub struct Options {
     pub model: Option<Model>,
     pub l1_bytes: Option<u64>,
     pub kernel_args: Vec<(ArgRef, i64)>,
+    /// Integer arguments of the file's host launches, one entry per launch
+    /// and parameter (`launcharg=`, filled by the driver); a `kernel_args`
+    /// value wins over them.
+    pub launch_args: Vec<LaunchArg>,
     /// Raw little-endian arrays bound to pointer arguments (`--kernel-data`,
     /// `data=NAME=FILE`), read when an address depends on a value loaded
     /// from them.
@@ -166,6 +211,7 @@ impl Default for Options {
             model: None,
             l1_bytes: None,
             kernel_args: Vec::new(),
+            launch_args: Vec::new(),
             kernel_data: Vec::new(),
             sample_blocks: 1,
             report: ReportFormat::None,
@@ -406,6 +452,7 @@ impl Options {
             }
             "l1" | "l1-size" => self.l1_bytes = Some(parse_bytes("l1", value)?),
             "arg" | "kernel-arg" => self.kernel_args.push(parse_kernel_arg("arg", value)?),
+            "launcharg" => self.launch_args.push(parse_launch_arg(key, value)?),
             "data" | "kernel-data" => self.kernel_data.push(parse_kernel_data("data", value)?),
             "sample-blocks" => {
                 // Each sampled block is evaluated in full; the cap keeps
@@ -492,6 +539,13 @@ impl Options {
                 ArgRef::Name(n) => p.push(format!("arg={n}={v}")),
                 ArgRef::Index(i) => p.push(format!("arg={i}={v}")),
             }
+        }
+        for a in &self.launch_args {
+            let value = a.value.map_or("?".into(), |v| v.to_string());
+            p.push(format!(
+                "launcharg={}@{}={}={value}",
+                a.kernel, a.line, a.index
+            ));
         }
         for d in &self.kernel_data {
             let key = match &d.arg {
@@ -612,8 +666,30 @@ mod tests {
     }
 
     #[test]
+    fn parses_launch_arguments() {
+        let o = Options::parse("launcharg=smooth@80=2=128;launcharg=smooth@95=3=?").unwrap();
+        assert_eq!(
+            o.launch_args,
+            vec![
+                LaunchArg {
+                    kernel: "smooth".into(),
+                    line: 80,
+                    index: 2,
+                    value: Some(128)
+                },
+                LaunchArg {
+                    kernel: "smooth".into(),
+                    line: 95,
+                    index: 3,
+                    value: None
+                },
+            ]
+        );
+    }
+
+    #[test]
     fn params_round_trip() {
-        let o = Options::parse("policy=aggressive;block=8x4x2;grid=16;block=k=16x16;grid=k@12=4x4;arg=n=5;arg=1=-2;sample-blocks=3;model=sectored;l1=1024;arch=sm_80;report=json;report-file=/tmp/r.json;strip-debug=1;discard-names=1;whole-program=1;lower=keys").unwrap();
+        let o = Options::parse("policy=aggressive;block=8x4x2;grid=16;block=k=16x16;grid=k@12=4x4;arg=n=5;arg=1=-2;launcharg=_Z6smoothPKfPfii@80=2=128;launcharg=k@95=0=?;launcharg=k@96=1=-0x10;sample-blocks=3;model=sectored;l1=1024;arch=sm_80;report=json;report-file=/tmp/r.json;strip-debug=1;discard-names=1;whole-program=1;lower=keys").unwrap();
         assert_eq!(Options::parse(&o.to_params()).unwrap(), o);
     }
 
@@ -651,6 +727,12 @@ mod tests {
             "arg=n",
             "arg=n=abc",
             "arg==3",
+            "launcharg=k=2=5",
+            "launcharg=k@x=2=5",
+            "launcharg=k@3=-1=5",
+            "launcharg=k@3=2",
+            "launcharg=k@3=2=five",
+            "launcharg=@3=2=5",
             "l1=0",
             "l1=lots",
             "arch=sm_91",

@@ -178,7 +178,7 @@ pub fn cu_files(dir: &Path, out: &mut Vec<PathBuf>) {
         .collect();
     entries.sort();
     for p in entries {
-        let skipped = ["errors", "stress", "machine", "sim"];
+        let skipped = ["errors", "stress", "machine", "sim", "launch_args"];
         if p.is_dir() && !skipped.iter().any(|s| p.ends_with(s)) {
             cu_files(&p, out);
         } else if p.extension().is_some_and(|e| e == "cu") {

@@ -1,0 +1,112 @@
+//! Kernel arguments from the host launches: the driver reads each launch's
+//! integer arguments from clang's host IR (builds, `-c`), and a kernel's
+//! argument takes the constant every launch of it passes, unless the user's
+//! `--kernel-arg` gives one. Input: `testdata/launch_args/launch_args.cu`,
+//! whose kernels are each launched `<<<32, 128>>>` (lines 36 to 40).
+
+mod common;
+
+use common::{gpucc_to, testdata};
+use serde_json::Value;
+
+/// The JSON report of building `launch_args.cu` for sm_70 with `--kernel-arg=step=8`.
+fn report() -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let flags = [
+        "-c".to_string(),
+        "--kernel-arg=step=8".to_string(),
+        "--cache-report=json".to_string(),
+        format!("--cache-report-file={}", json.display()),
+    ];
+    let f: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let cu = testdata("launch_args/launch_args.cu");
+    let (ok, err) = gpucc_to(&cu, "sm_70", &dir.path().join("a.o"), &f);
+    assert!(ok, "{err}");
+    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+}
+
+/// The one global load of kernel `name`.
+fn load<'a>(report: &'a Value, name: &str) -> &'a Value {
+    let kernel = (report["kernels"].as_array().unwrap().iter())
+        .find(|k| k["name"].as_str().unwrap().starts_with(&format!("{name}(")))
+        .unwrap_or_else(|| panic!("no kernel {name} in {report:#}"));
+    assert_eq!(
+        kernel["block_dim"],
+        serde_json::json!([128, 1, 1]),
+        "{name}"
+    );
+    let loads = kernel["loads"].as_array().unwrap();
+    assert_eq!(loads.len(), 1, "{name}: {loads:#?}");
+    &loads[0]
+}
+
+fn notes(load: &Value) -> Vec<&str> {
+    (load["notes"].as_array().unwrap().iter())
+        .map(|n| n.as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn constants_of_the_only_launch_are_used() {
+    let r = report();
+    let l = load(&r, "scale");
+    // i = 128*ctaid.x + tid.x; in[i * 2] is at in + 4*2*i bytes.
+    assert_eq!(l["pattern"], "in + 8*tid.x + 1024*ctaid.x");
+    // The guard i < n is evaluated with n = 4096: block 0 runs all 128 threads.
+    assert_eq!(
+        l["guards"],
+        serde_json::json!(["tid.x + 128*ctaid.x < 4096"])
+    );
+    assert_eq!(l["active_threads"], 128);
+    // 128 threads 8 B apart span 1024 B: 32 sectors of 32 B, each read once.
+    assert_eq!(l["traffic_off_bytes"], 1024);
+    assert_eq!(
+        notes(l),
+        [
+            "kernel argument n = 4096 from the host launch at line 36",
+            "kernel argument stride = 2 from the host launch at line 36",
+        ]
+    );
+}
+
+#[test]
+fn launches_that_disagree_leave_the_argument_unknown() {
+    let r = report();
+    let l = load(&r, "twice");
+    // w is 64 at line 37 and 128 at line 38: neither is taken.
+    assert_eq!(l["pattern"], "in + 4*((tid.x + 128*ctaid.x) * w)");
+    // Unknown per thread: each of the 128 threads assumed in a sector of its own.
+    assert_eq!(l["traffic_off_bytes"], 128 * 32);
+    assert!(notes(l).contains(
+        &"kernel argument w differs between host launches (lines 37, 38); give --kernel-arg=w=VALUE"
+    ), "{:?}", notes(l));
+}
+
+#[test]
+fn a_runtime_argument_stays_unknown() {
+    let r = report();
+    let l = load(&r, "runtime");
+    // in[i] does not read m; its guard i < m does, and stays symbolic.
+    assert_eq!(l["pattern"], "in + 4*tid.x + 512*ctaid.x");
+    assert_eq!(l["guards"], serde_json::json!(["tid.x + 128*ctaid.x < m"]));
+    assert_eq!(
+        notes(l),
+        [
+            "guard needs kernel argument m; all threads assumed to execute",
+            "kernel argument m is not a constant at the host launch at line 39; give --kernel-arg=m=VALUE",
+        ]
+    );
+}
+
+#[test]
+fn the_users_value_wins_over_the_launch() {
+    let r = report();
+    let l = load(&r, "overridden");
+    // step = 8 (the user's), not 4 (the launch's): in + 4*8*i.
+    assert_eq!(l["pattern"], "in + 32*tid.x + 4096*ctaid.x");
+    // 32 B apart: each of the 128 threads reads a sector of its own (with 4,
+    // two threads would share each sector: 2048 B).
+    assert_eq!(l["traffic_off_bytes"], 4096);
+    assert!(notes(l).is_empty(), "{:?}", notes(l));
+}
