@@ -6,9 +6,11 @@
  * same stdout, interleaved with the program's lines. A write belongs to the
  * program when the function that called printf/puts/... lies in the main
  * executable (its PT_LOAD segments, found with dl_iterate_phdr); the
- * simulator's calls come from its shared library. What the program writes
- * through C++ iostreams is not seen (libstdc++ makes those calls); the suite's
- * programs use printf.
+ * simulator's calls come from its shared library. Seen: printf, vprintf,
+ * fprintf/vfprintf, puts, putchar, putc/_IO_putc (what an optimised putchar
+ * becomes), fputs, fputc, fwrite. Not seen: C++ iostreams (libstdc++ makes
+ * those calls), the *_unlocked variants, write(1, ...) and dprintf; the
+ * suite's programs use printf.
  *
  * Everything still goes to the real stdout too, so the log is unchanged. */
 #define _GNU_SOURCE
@@ -70,7 +72,8 @@ static void copy(const char *s, size_t n) {
 static void copy_formatted(const char *fmt, va_list ap) {
   char *text = NULL;
   int n = vasprintf(&text, fmt, ap);
-  if (n > 0) copy(text, (size_t)n);
+  if (n < 0) return; /* text is undefined then */
+  copy(text, (size_t)n);
   free(text);
 }
 
@@ -176,4 +179,24 @@ size_t fwrite(const void *p, size_t size, size_t n, FILE *stream) {
   if (!real) real = dlsym(RTLD_NEXT, "fwrite");
   if (WANTED(stream)) copy(p, size * n);
   return real(p, size, n, stream);
+}
+
+int putc(int c, FILE *stream) {
+  static int (*real)(int, FILE *);
+  if (!real) real = dlsym(RTLD_NEXT, "putc");
+  if (WANTED(stream)) {
+    char ch = (char)c;
+    copy(&ch, 1);
+  }
+  return real(c, stream);
+}
+
+int _IO_putc(int c, FILE *stream) {
+  static int (*real)(int, FILE *);
+  if (!real) real = dlsym(RTLD_NEXT, "_IO_putc");
+  if (WANTED(stream)) {
+    char ch = (char)c;
+    copy(&ch, 1);
+  }
+  return real(c, stream);
 }
