@@ -844,6 +844,11 @@ impl Walk<'_> {
         }
         for (entry, (model, cache)) in result.loads {
             let auto = set.opts.policy == Policy::Auto;
+            if let Some(span) = model.unknown_within {
+                out.report.loads[entry].notes.push(format!(
+                    "address unknown but within a {span}-byte range; modelled as spread uniformly over it"
+                ));
+            }
             out.report.loads[entry].in_kernel = Some(model);
             // Under auto the model's choice stands for every load it saw
             // executed (`result.loads` holds only those), also where the

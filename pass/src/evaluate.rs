@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::address::{Cond, Expr, Sreg, Why, E};
+use crate::bounds::{self, Interval};
 use crate::geometry::Dim3;
 use crate::guards::Guard;
 use crate::int::{apply_bin, apply_cast, compare, BinOp};
@@ -114,6 +115,9 @@ impl Env {
 #[derive(Clone, Debug)]
 pub struct Tape {
     steps: Vec<Step>,
+    /// Each step's IR width (its user's operand width; 64, an address's,
+    /// at the root), for [`Tape::interval`].
+    widths: Vec<u32>,
     /// The step whose value is the expression's.
     root: u32,
 }
@@ -143,6 +147,7 @@ impl Tape {
     pub fn of(e: &E) -> Tape {
         let mut tape = Tape {
             steps: Vec::new(),
+            widths: Vec::new(),
             root: 0,
         };
         tape.root = tape.push(e, &mut HashMap::new());
@@ -166,6 +171,8 @@ impl Tape {
             Expr::Bin { op, lhs, rhs, bits } => {
                 let lhs = self.push(lhs, index);
                 let rhs = self.push(rhs, index);
+                self.widths[lhs as usize] = *bits;
+                self.widths[rhs as usize] = *bits;
                 Step::Bin {
                     op: *op,
                     bits: *bits,
@@ -178,12 +185,16 @@ impl Tape {
                 value,
                 from,
                 to,
-            } => Step::Cast {
-                op: *op,
-                from: *from,
-                to: *to,
-                value: self.push(value, index),
-            },
+            } => {
+                let value = self.push(value, index);
+                self.widths[value as usize] = *from;
+                Step::Cast {
+                    op: *op,
+                    from: *from,
+                    to: *to,
+                    value,
+                }
+            }
             Expr::AddRec { start, .. } => {
                 let i = self.push(start, index);
                 index.insert(Rc::as_ptr(e), i);
@@ -192,6 +203,7 @@ impl Tape {
             _ => Step::Lane(e.clone()),
         };
         self.steps.push(step);
+        self.widths.push(64);
         let i = self.steps.len() as u32 - 1;
         index.insert(Rc::as_ptr(e), i);
         i
@@ -215,6 +227,41 @@ impl Tape {
     pub fn eval(&self, env: &Env, values: &mut Vec<Option<i64>>) -> Option<i64> {
         self.run(&[env], values);
         values[self.root as usize]
+    }
+
+    /// The interval (`bounds`) of lane `lane`'s value, after
+    /// [`Tape::eval_lanes`] filled `values` for `lanes` lanes, `env` being
+    /// that lane's: the steps the lane knows are points, the others are
+    /// bounded by their operands. `scratch` is a buffer.
+    pub fn interval(
+        &self,
+        env: &Env,
+        lane: usize,
+        lanes: usize,
+        values: &[Option<i64>],
+        scratch: &mut Vec<Interval>,
+    ) -> Interval {
+        scratch.clear();
+        for (i, step) in self.steps.iter().enumerate() {
+            let bits = self.widths[i];
+            let at = |j: u32| scratch[j as usize];
+            let v = match values[i * lanes + lane] {
+                Some(v) => Interval::point(v, bits),
+                None => match step {
+                    Step::Bin { op, bits, lhs, rhs } => bounds::bin(*op, at(*lhs), at(*rhs), *bits),
+                    Step::Cast {
+                        op,
+                        from,
+                        to,
+                        value,
+                    } => bounds::cast(*op, at(*value), *from, *to),
+                    Step::Lane(e) => bounds::interval(e, bits, &|x| eval(x, env)),
+                    Step::Const(_) | Step::Sreg(_) | Step::Rec(_) => Interval::full(bits),
+                },
+            };
+            scratch.push(v);
+        }
+        scratch[self.root as usize]
     }
 
     fn run(&self, envs: &[&Env], values: &mut Vec<Option<i64>>) {

@@ -13,6 +13,7 @@
 pub mod address;
 pub mod analysis;
 pub mod annotate;
+pub mod bounds;
 pub mod control;
 pub mod error;
 pub mod evaluate;

@@ -140,6 +140,10 @@ pub struct LoadModel {
     pub l2_bytes: u64,
     /// Where its hits come from, most first.
     pub hits_from: Vec<String>,
+    /// Bytes of the range its data-dependent addresses were spread over,
+    /// when every one was bounded (`Trace::bounded`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unknown_within: Option<u64>,
 }
 
 /// Global loads of one function in the final PTX.

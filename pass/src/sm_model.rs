@@ -480,6 +480,7 @@ fn load_models(
                     hits: r.counts.hits,
                     l2_bytes: r.counts.l2_bytes,
                     hits_from: hit_sources(&r.from, trace),
+                    unknown_within: trace.bounded_span(i as u32),
                 },
                 cache,
             ),

@@ -9,6 +9,9 @@
 //! already replaced by a synthetic address of its own (distinct per thread
 //! and execution, in [`UNKNOWN_REGION`]), the paper's assumption that such
 //! an access shares nothing; `Event::unknown` says which events hold them.
+//! The exception is a *bounded* unknown, one whose expression confines it
+//! to at most [`MAX_BOUNDED_SPAN`] bytes (`table[v & 255]`): it is drawn
+//! within that range instead (see `walk`), and [`Trace::bounded`] says so.
 
 /// Synthetic addresses for per-thread unknowns start here; no real base
 /// (kernel parameters, globals, block-uniform stand-ins) is this high.
@@ -18,6 +21,20 @@ pub const UNKNOWN_REGION: u64 = 0xF000_0000_0000_0000;
 /// (so no two share one in L1) and more than the largest locality distance
 /// the curves measure (128 B), so two unknowns never look spatially close.
 pub const UNKNOWN_SPACING: u64 = 4096;
+
+/// The widest range, in bytes, over which a data-dependent address is
+/// spread rather than made a synthetic unknown: 1 MiB, four times the
+/// largest L1 of any modelled GPU (256 KB per SM, sm_90). Up to a few
+/// times L1 the spread still says something the synthetic address cannot:
+/// a range within L1 is fetched once and then hits, one of a few times L1
+/// hits in proportion. Far beyond that, uniform draws over the range almost
+/// never meet again within a trace (at most 2^19 accesses), so they would
+/// tell nothing more than synthetic addresses, while the uniform assumption
+/// grows weaker (an index of a whole `int` spans 16 GiB, of which a
+/// program allocates and touches a small part) and the range would run
+/// into other allocations' stand-in addresses (2^36 bytes apart,
+/// `Base::address`).
+pub const MAX_BOUNDED_SPAN: u64 = 1 << 20;
 
 /// What a memory instruction does to L1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -76,6 +93,10 @@ pub struct Trace {
     /// Set when a budget cut the trace short (loop iterations or events):
     /// what was cut, for the report.
     pub truncated: Option<String>,
+    /// Per instruction (empty: none): `Some(bytes)` when every address of
+    /// it that was unknown was bounded, and spread over a range of at most
+    /// that many bytes (the widest of its lanes' ranges).
+    pub bounded: Vec<Option<u64>>,
 }
 
 impl Trace {
@@ -91,6 +112,12 @@ impl Trace {
         event.lanes = addresses.len() as u32;
         self.addresses.extend_from_slice(addresses);
         self.events.push(event);
+    }
+
+    /// The byte range instruction `inst`'s unknown addresses were spread
+    /// over, when every one was bounded (see [`Trace::bounded`]).
+    pub fn bounded_span(&self, inst: u32) -> Option<u64> {
+        self.bounded.get(inst as usize).copied().flatten()
     }
 
     /// Thread-level accesses in the trace (one per active lane per event).

@@ -16,7 +16,25 @@
 //!   every thread active); a `switch` takes its default.
 //! - Addresses: block-uniform unknowns read as stand-ins (a 256-byte aligned
 //!   base, `evaluate::Standin::Low`), per-thread unknowns as a synthetic
-//!   address of their own ([`UNKNOWN_REGION`]).
+//!   address of their own ([`UNKNOWN_REGION`]), unless they are bounded.
+//! - Bounded unknowns: when the interval of a lane's address (`bounds`: its
+//!   known values as points, each unknown leaf the full range of its type)
+//!   spans at most [`MAX_BOUNDED_SPAN`] bytes, the lane reads a
+//!   pseudo-random address within it, aligned to the access size (a CUDA
+//!   access is naturally aligned, so every real address is one of those),
+//!   drawn from a hash of (instruction, block, warp, lane, execution): the
+//!   same walk gives the same trace. The draw is uniform over the range,
+//!   and the cache/bypass decision on such a load hinges on that
+//!   assumption. It is the one to make: over a range smaller than L1,
+//!   caching misses at most once per line whatever the distribution, so its
+//!   cost barely depends on it; uniform spread is the worst case for
+//!   bypassing (the most distinct sectors per warp) and close to the worst
+//!   for caching (it touches every line of the range); a concentrated
+//!   distribution (a skewed histogram) only helps caching. So a load
+//!   modelled as cached here is cached rightly on any data, and one modelled
+//!   as bypassed would be bypassed on uniform data. Only instructions whose
+//!   address reads no stand-in are bounded; the others, and those whose
+//!   stand-in shift varied, keep synthetic addresses.
 //! - Interleaving: loose round-robin, one memory instruction per warp per
 //!   turn over all warps of all blocks (the common simulator default);
 //!   `__syncthreads` is not modelled, since round-robin keeps warps in step.
@@ -36,11 +54,12 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use crate::address::Cond;
+use crate::bounds::Interval;
 use crate::evaluate::{eval, eval_cond, thread_coords, Env, Specialiser, Standin, Tape};
 use crate::geometry::Dim3;
 use crate::memory::Memory;
 use crate::program::{Exit, MemOp, Node, PhiDef, Program, Shape};
-use crate::trace::{Event, Instruction, Trace, UNKNOWN_REGION, UNKNOWN_SPACING};
+use crate::trace::{Event, Instruction, Trace, MAX_BOUNDED_SPAN, UNKNOWN_REGION, UNKNOWN_SPACING};
 use crate::traffic::WARP_SIZE;
 
 /// How much of the kernel is walked.
@@ -182,6 +201,12 @@ struct Walker<'p> {
     guarded: Vec<u32>,
     budget: Budget,
     next_unknown: u64,
+    /// Per instruction: the widest range its bounded unknowns were drawn
+    /// from, and whether some unknown of it was not bounded.
+    spans: Vec<Option<u64>>,
+    unbounded: Vec<bool>,
+    /// Buffer of [`Tape::interval`].
+    intervals: Vec<Interval>,
     truncated: Option<String>,
     total_steps: u64,
     limits: Limits,
@@ -239,6 +264,9 @@ pub fn walk_limited(
         guarded,
         budget,
         next_unknown: 0,
+        spans: vec![None; instructions.len()],
+        unbounded: vec![false; instructions.len()],
+        intervals: Vec::new(),
         truncated: None,
         total_steps: 0,
         limits,
@@ -270,6 +298,9 @@ pub fn walk_limited(
         }
     }
     walker.forget_varying(&mut trace);
+    trace.bounded = (walker.spans.iter().zip(&walker.unbounded))
+        .map(|(s, &u)| s.filter(|_| !u))
+        .collect();
     trace.truncated = walker.truncated;
     Walked {
         trace,
@@ -347,6 +378,64 @@ fn reads(e: &crate::address::Expr, tainted: &[bool]) -> Reads {
         },
         _ => Reads::default(),
     }
+}
+
+/// The naturally aligned start addresses a bounded unknown may take:
+/// `first`, `first + align`, ..., `count` of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Range {
+    first: u64,
+    align: u64,
+    count: u64,
+}
+
+impl Range {
+    /// The aligned addresses in `address` (an interval of start addresses)
+    /// for a `bytes`-wide access, if they cover at most
+    /// [`MAX_BOUNDED_SPAN`] bytes; `None` for an unbounded one.
+    fn within(address: Interval, bytes: u32) -> Option<Range> {
+        // The largest power of two dividing the access size (a 12-byte
+        // struct read is 4-byte aligned).
+        let align = 1i128 << bytes.max(1).trailing_zeros();
+        if address.lo < 0 || address.width() >= u128::from(MAX_BOUNDED_SPAN) {
+            return None;
+        }
+        let first = (address.lo + align - 1) / align * align;
+        let last = address.hi / align * align;
+        if last < first || (last - first) as u64 + u64::from(bytes) > MAX_BOUNDED_SPAN {
+            return None;
+        }
+        Some(Range {
+            first: first as u64,
+            align: align as u64,
+            count: ((last - first) / align) as u64 + 1,
+        })
+    }
+
+    /// The bytes the range's accesses cover.
+    fn span(self, bytes: u32) -> u64 {
+        (self.count - 1) * self.align + u64::from(bytes)
+    }
+
+    /// One of the addresses, uniformly, by a hash of `key` (instruction,
+    /// block, warp, lane, execution): deterministic, and independent
+    /// between lanes and executions.
+    fn draw(self, key: [u32; 5]) -> u64 {
+        let mut h = 0u64;
+        for k in key {
+            h = splitmix(h ^ u64::from(k));
+        }
+        self.first + (h % self.count) * self.align
+    }
+}
+
+/// SplitMix64's finaliser (Steele et al., OOPSLA 2014): a well-mixed
+/// 64-bit hash of its input.
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// A stand-in shift's own region of the address space: accesses whose
@@ -557,6 +646,7 @@ impl Walker<'_> {
                 continue;
             }
             e.unknown = true;
+            self.unbounded[e.inst as usize] = true;
             let range = e.start as usize..(e.start + e.lanes) as usize;
             for a in &mut trace.addresses[range] {
                 self.next_unknown += 1;
@@ -618,18 +708,42 @@ impl Walker<'_> {
                             });
                         }
                     }
-                    for a in &low {
+                    let execution = w.executions[m.inst as usize];
+                    for (at, (&l, a)) in lanes.iter().zip(&low).enumerate() {
                         addresses.push(match a {
                             Some(a) => *a as u64,
                             None => {
                                 unknown = true;
-                                self.next_unknown += 1;
-                                UNKNOWN_REGION + self.next_unknown * UNKNOWN_SPACING
+                                let range = (uses == Standins::None)
+                                    .then(|| {
+                                        let env = &w.lanes[l].env;
+                                        let iv = tape.interval(
+                                            env,
+                                            at,
+                                            lanes.len(),
+                                            &self.values,
+                                            &mut self.intervals,
+                                        );
+                                        Range::within(iv, m.bytes)
+                                    })
+                                    .flatten();
+                                match range {
+                                    Some(r) => {
+                                        let span = &mut self.spans[m.inst as usize];
+                                        *span = Some(span.unwrap_or(0).max(r.span(m.bytes)));
+                                        let key = [m.inst, w.slot, w.index, l as u32, execution];
+                                        r.draw(key)
+                                    }
+                                    None => {
+                                        self.unbounded[m.inst as usize] = true;
+                                        self.next_unknown += 1;
+                                        UNKNOWN_REGION + self.next_unknown * UNKNOWN_SPACING
+                                    }
+                                }
                             }
                         });
                     }
                     (self.low, self.high) = (low, high);
-                    let execution = w.executions[m.inst as usize];
                     w.executions[m.inst as usize] += 1;
                     return Some(Event {
                         inst: m.inst,

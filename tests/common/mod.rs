@@ -170,7 +170,8 @@ pub fn ptxas_rejects(ptx: &Path, arch: &str) -> Option<String> {
 /// arch and route would take minutes of the suite), `machine/` (the
 /// inputs of `tests/machine.rs`, which compares their PTX itself) and
 /// `sim/` (the simulator's whole programs, checked by `tests/codegen.rs` on
-/// the two archs the simulator runs: every arch would add two minutes).
+/// the two archs the simulator runs: every arch would add two minutes),
+/// `launch_args/` and `bounded/` (model inputs, checked by their own tests).
 pub fn cu_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
@@ -178,7 +179,14 @@ pub fn cu_files(dir: &Path, out: &mut Vec<PathBuf>) {
         .collect();
     entries.sort();
     for p in entries {
-        let skipped = ["errors", "stress", "machine", "sim", "launch_args"];
+        let skipped = [
+            "errors",
+            "stress",
+            "machine",
+            "sim",
+            "launch_args",
+            "bounded",
+        ];
         if p.is_dir() && !skipped.iter().any(|s| p.ends_with(s)) {
             cu_files(&p, out);
         } else if p.extension().is_some_and(|e| e == "cu") {
