@@ -30,9 +30,7 @@
 //!   cost barely depends on it; uniform spread is the worst case for
 //!   bypassing (the most distinct sectors per warp) and close to the worst
 //!   for caching (it touches every line of the range); a concentrated
-//!   distribution (a skewed histogram) only helps caching. So a load
-//!   modelled as cached here is cached rightly on any data, and one modelled
-//!   as bypassed would be bypassed on uniform data. Only instructions whose
+//!   distribution (a skewed histogram) only helps caching. Only instructions whose
 //!   address reads no stand-in are bounded; the others, and those whose
 //!   stand-in shift varied, keep synthetic addresses.
 //! - Interleaving: loose round-robin, one memory instruction per warp per
