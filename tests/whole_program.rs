@@ -259,6 +259,10 @@ fn sass_cache_modifiers_agree_with_the_report() {
     let archs = ["sm_75", "sm_80", "sm_90"];
     for policy in ["auto", "cache-none", "cache-all"] {
         let mut seen = (0, 0);
+        // Plain loads no evaluated thread executes: no verdict, so clang's
+        // default under every policy (with rounds = 8 from the host launch,
+        // shade's unrolled loop never enters its remainder).
+        let mut unexecuted = 0;
         let mut args = vec![
             "-c".to_string(),
             s(&program()).into(),
@@ -285,6 +289,9 @@ fn sass_cache_modifiers_agree_with_the_report() {
                         bypass += n;
                     } else {
                         plain += n;
+                        if l["decision"] == "default" {
+                            unexecuted += n;
+                        }
                     }
                 }
                 assert_eq!(
@@ -297,7 +304,7 @@ fn sass_cache_modifiers_agree_with_the_report() {
         }
         // Not vacuous: each policy's own kind of load is there.
         match policy {
-            "cache-none" => assert!(seen.0 > 0 && seen.1 == 0, "{seen:?}"),
+            "cache-none" => assert!(seen.0 > 0 && seen.1 == unexecuted, "{seen:?} {unexecuted}"),
             "cache-all" => assert!(seen.0 == 0 && seen.1 > 0, "{seen:?}"),
             _ => assert!(seen.0 + seen.1 > 0),
         }
