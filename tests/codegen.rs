@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use common::*;
-use gpucc_cache_pass::ptx::normalized;
+use gpucc_cache_pass::emit::ptx::normalized;
 
 const POLICIES: &[&str] = &[
     "auto",

@@ -9,7 +9,7 @@ mod common;
 use std::process::Command;
 
 use common::*;
-use gpucc_cache_pass::ptx::normalized;
+use gpucc_cache_pass::emit::ptx::normalized;
 
 const FORGED: &str = "regress/forged_lines.cu";
 

@@ -11,7 +11,7 @@ mod common;
 use std::path::Path;
 
 use common::*;
-use gpucc_cache_pass::ptx::normalized;
+use gpucc_cache_pass::emit::ptx::normalized;
 use serde_json::Value;
 
 const SYMBOL: &str = "_Z7stencilPKfPfi";

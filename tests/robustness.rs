@@ -553,7 +553,7 @@ fn debug_and_ptxas_flags_leave_clangs_ptx() {
     ]));
     assert!(made.status.success());
     let theirs = std::fs::read_to_string(d.join("clang.ptx")).unwrap();
-    let normal = gpucc_cache_pass::ptx::normalized;
+    let normal = gpucc_cache_pass::emit::ptx::normalized;
     assert_eq!(normal(&ours), normal(&theirs));
     assert_eq!(ours.matches(".loc").count(), theirs.matches(".loc").count());
     assert_eq!(

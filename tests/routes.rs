@@ -39,7 +39,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use common::*;
-use gpucc_cache_pass::ptx::{normalized, target};
+use gpucc_cache_pass::emit::ptx::{normalized, target};
 
 const POLICIES: &[&str] = &[
     "auto",

@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Context as _, Result};
-use gpucc_cache_pass::ptx::{self, Strip};
+use gpucc_cache_pass::emit::ptx::{self, Strip};
 
 const USAGE: &str = "usage: gpucc-cache apply KEYED.ptx -o OUT.ptx [--keep-debug]";
 

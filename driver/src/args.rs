@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
 use clap::Parser;
-use gpucc_cache_pass::generation::Arch;
+use gpucc_cache_pass::gpu::generation::Arch;
 use gpucc_cache_pass::options::{KernelShape, LaunchArg, Options};
 use gpucc_cache_pass::ReportFormat;
 

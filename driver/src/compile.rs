@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{anyhow, bail, Context as _, Result};
+use gpucc_cache_pass::emit::ptx::{self, Strip};
+use gpucc_cache_pass::emit::transplant::transplant;
 use gpucc_cache_pass::options::{Options, ENV_OPTIONS};
-use gpucc_cache_pass::ptx::{self, Strip};
-use gpucc_cache_pass::transplant::transplant;
 use gpucc_cache_pass::{is_nvptx, run_on, Lowering, Mode, Report, ReportFormat};
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;

@@ -32,8 +32,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use gpucc_cache_pass::ir::{self, Block, DataLayout, IntPredicate, Opcode, Value};
-use gpucc_cache_pass::kernels::demangle;
+use gpucc_cache_pass::facts::kernels::demangle;
+use gpucc_cache_pass::llvm::ir::{self, Block, DataLayout, IntPredicate, Opcode, Value};
 
 use crate::launch::{valid_block, valid_grid, Shape};
 
@@ -1134,7 +1134,7 @@ mod corpus {
     use std::process::Command;
     use std::time::{Duration, Instant};
 
-    use gpucc_cache_pass::kernels::names_kernel;
+    use gpucc_cache_pass::facts::kernels::names_kernel;
     use inkwell::context::Context;
     use inkwell::memory_buffer::MemoryBuffer;
 
@@ -1236,8 +1236,8 @@ mod corpus {
                 ))
                 .unwrap();
             // SAFETY: the module outlives the handle's use below.
-            let m = unsafe { gpucc_cache_pass::ir::Module::from_raw(dmodule.as_mut_ptr()) };
-            let kernels: Vec<(String, bool)> = gpucc_cache_pass::kernels::find(m)
+            let m = unsafe { gpucc_cache_pass::llvm::ir::Module::from_raw(dmodule.as_mut_ptr()) };
+            let kernels: Vec<(String, bool)> = gpucc_cache_pass::facts::kernels::find(m)
                 .iter()
                 .map(|k| {
                     let bounds = k.reqntid.is_some() || k.maxntid.is_some();

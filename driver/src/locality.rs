@@ -6,7 +6,7 @@
 //! The trace is the one `--cache-policy=auto` simulates: the co-resident
 //! blocks of one SM, their warps interleaved by loose round-robin, each
 //! global memory instruction's active lanes in lane order. The curves are
-//! `gpucc_cache_pass::locality`'s; this file only finds the kernel, picks
+//! `gpucc_cache_pass::model::locality`'s; this file only finds the kernel, picks
 //! the levels and writes the CSV (stdout when neither file is asked for)
 //! and the SVG. The driver's flags (`--cuda-gpu-arch`, `--block-dim`,
 //! `--grid-dim`, `--kernel-arg`, `-I`, `-D`, ...) mean what they mean for a
@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use gpucc_cache_pass::analysis::KernelTrace;
-use gpucc_cache_pass::locality::{curves, write_csv, Curves, Level};
+use gpucc_cache_pass::model::locality::{curves, write_csv, Curves, Level};
 use inkwell::context::Context;
 
 use crate::args::{self, Invocation};

@@ -13,9 +13,9 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context as _, Result};
-use gpucc_cache_pass::generation::Arch;
-use gpucc_cache_pass::hardware::Hardware;
-use gpucc_cache_pass::occupancy::occupancy;
+use gpucc_cache_pass::gpu::generation::Arch;
+use gpucc_cache_pass::gpu::hardware::Hardware;
+use gpucc_cache_pass::gpu::occupancy::occupancy;
 use grape::degree::{analyse, choose_mode, DegreeStats, Mode};
 use grape::graph::Graph;
 use grape::layout::{fits, thread_order, Launch, ThreadOrder};

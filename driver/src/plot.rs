@@ -2,13 +2,13 @@
 //! Zhou's Figure 1 (MSPC 2013): LS(N, K) from 0 to 1 against N on a log₂
 //! axis from 1 to 1,024, one line per K, with a legend.
 //!
-//! It only draws what `gpucc_cache_pass::locality` computed. It needs no
+//! It only draws what `gpucc_cache_pass::model::locality` computed. It needs no
 //! font or system library: plotters' SVG backend writes `<text>` elements
 //! and estimates their width itself, and the viewer picks the font. Other
 //! picture formats are deliberately not offered.
 
 use anyhow::{Context, Result};
-use gpucc_cache_pass::locality::{Curves, KS, NS};
+use gpucc_cache_pass::model::locality::{Curves, KS, NS};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -117,7 +117,7 @@ fn draw_legend<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpucc_cache_pass::locality::{pool, Level};
+    use gpucc_cache_pass::model::locality::{pool, Level};
 
     #[test]
     fn plot_has_every_curve_and_its_labels() {

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use gpucc_cache_pass::analysis::analyze;
-use gpucc_cache_pass::ir;
+use gpucc_cache_pass::llvm::ir;
 use gpucc_cache_pass::options::Options;
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;

@@ -10,8 +10,8 @@
 
 use std::time::{Duration, Instant};
 
-use gpucc_cache_pass::l1sim::{L1Config, L1};
-use gpucc_cache_pass::trace::{Event, Instruction, Kind, Trace};
+use gpucc_cache_pass::model::l1sim::{L1Config, L1};
+use gpucc_cache_pass::model::trace::{Event, Instruction, Kind, Trace};
 
 const BLOCKS: u32 = 4;
 const WARPS_PER_BLOCK: u32 = 8;

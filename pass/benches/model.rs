@@ -26,14 +26,14 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use gpucc_cache_pass::address::{bin, Base, BinOp, Cond, Expr, Sreg, Why, E};
-use gpucc_cache_pass::geometry::Dim3;
-use gpucc_cache_pass::ir::IntPredicate;
-use gpucc_cache_pass::kernel_model::{model, Verdicts};
-use gpucc_cache_pass::l1sim::{L1Config, L1};
-use gpucc_cache_pass::program::{Exit, MemOp, Node, PhiDef, Program};
-use gpucc_cache_pass::trace::{Instruction, Kind, Trace};
-use gpucc_cache_pass::walk::{walk, Budget, Launch};
+use gpucc_cache_pass::decide::kernel_model::{model, Verdicts};
+use gpucc_cache_pass::facts::address::{bin, Base, BinOp, Cond, Expr, Sreg, Why, E};
+use gpucc_cache_pass::facts::geometry::Dim3;
+use gpucc_cache_pass::llvm::ir::IntPredicate;
+use gpucc_cache_pass::model::l1sim::{L1Config, L1};
+use gpucc_cache_pass::model::program::{Exit, MemOp, Node, PhiDef, Program};
+use gpucc_cache_pass::model::trace::{Instruction, Kind, Trace};
+use gpucc_cache_pass::model::walk::{walk, Budget, Launch};
 
 const THREADS: u32 = 256;
 const BLOCKS: i64 = 8;

@@ -10,24 +10,26 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::address::{render, uniform_unknowns, Context, Expr, Folder, Known, Sreg, E};
-use crate::evaluate::{block_accesses, sample_blocks, Env, Shift};
-use crate::generation::{Arch, AsmOp, CacheOp};
-use crate::global_loads::{is_read_only, reads_constant_table, Read, Skip};
-use crate::guards::{Dominators, Guard};
-use crate::hardware::{Fill, Hardware};
-use crate::ir::{Module, Opcode, Value};
-use crate::kernel_trace::Scope;
-use crate::kernel_trace::TracedLoad;
-use crate::kernels::{demangle, find, names_kernel, nearest, source_name, BlockSource, Kernel};
-use crate::keys::Key;
-use crate::memory::Memory;
+use crate::decide::policy::{decide, Decision, Policy, Verdict};
+use crate::emit::keys::Key;
+use crate::facts::address::{render, uniform_unknowns, Context, Expr, Folder, Known, Sreg, E};
+use crate::facts::evaluate::{block_accesses, sample_blocks, Env, Shift};
+use crate::facts::global_loads::{is_read_only, reads_constant_table, Read, Skip};
+use crate::facts::guards::{Dominators, Guard};
+use crate::facts::kernels::{
+    demangle, find, names_kernel, nearest, source_name, BlockSource, Kernel,
+};
+use crate::facts::memory::Memory;
+use crate::facts::traffic::{block_traffic, mean, Traffic};
+use crate::gpu::generation::{Arch, AsmOp, CacheOp};
+use crate::gpu::hardware::{Fill, Hardware};
+use crate::llvm::ir::{Module, Opcode, Value};
+use crate::model::kernel_trace::Scope;
+use crate::model::kernel_trace::TracedLoad;
+use crate::model::sm_model::{simulate, KernelInputs, ModuleBudget, NoModel, DEFAULT_MODEL_BUDGET};
+use crate::model::trace::Trace;
 use crate::options::{ArgRef, Dim3, Options, ShapeOrigin};
-use crate::policy::{decide, Decision, Policy, Verdict};
 use crate::report::{KernelReport, LoadReport, MachineReport, Report, SkippedLoad};
-use crate::sm_model::{simulate, KernelInputs, ModuleBudget, NoModel, DEFAULT_MODEL_BUDGET};
-use crate::trace::Trace;
-use crate::traffic::{block_traffic, mean, Traffic};
 
 /// clang 19's default CUDA arch, used when neither the user nor the module names one.
 pub const FALLBACK_ARCH: Arch = Arch {
@@ -328,11 +330,11 @@ struct Setting<'m> {
     /// The machine the kernel-level model describes: the `machine=` file's,
     /// else the arch's table entry.
     hardware: Hardware,
-    model: crate::generation::Model,
+    model: crate::gpu::generation::Model,
     l1_bytes: u64,
     /// The PTX ISA version llc will write.
     ptx: u32,
-    layout: crate::ir::DataLayout,
+    layout: crate::llvm::ir::DataLayout,
     kernel_fns: Vec<Value>,
     invariant_kind: u32,
     globals: HashMap<Value, u32>,
@@ -427,8 +429,8 @@ fn analyze_keeping(
     let (hardware, model, l1_default) = match &opts.machine {
         Some(m) => {
             let model = opts.model.unwrap_or(match m.hardware.fill {
-                Fill::WholeLine => crate::generation::Model::Fermi,
-                Fill::Sectors => crate::generation::Model::Sectored,
+                Fill::WholeLine => crate::gpu::generation::Model::Fermi,
+                Fill::Sectors => crate::gpu::generation::Model::Sectored,
             });
             (m.hardware, model, m.hardware.smallest_l1_bytes())
         }
@@ -882,7 +884,7 @@ impl Walk<'_> {
     /// alone, is an error.
     fn force(
         &self,
-        d: &crate::forced::Decisions,
+        d: &crate::decide::forced::Decisions,
         out: &mut UnitResult,
     ) -> Result<(), crate::Error> {
         let set = self.set;
@@ -1170,7 +1172,7 @@ impl Walk<'_> {
 
 /// Bytes of the `__shared__` variables `function` uses (directly or
 /// through constant expressions): its static shared memory.
-fn static_shared_bytes(function: Value, layout: &crate::ir::DataLayout) -> u64 {
+fn static_shared_bytes(function: Value, layout: &crate::llvm::ir::DataLayout) -> u64 {
     let module = function.module();
     let uses = |v: Value| {
         v.users().into_iter().any(|u| {

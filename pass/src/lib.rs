@@ -1,58 +1,37 @@
 //! gpucc-cache: per-load L1 cache decisions for NVPTX modules.
 //!
-//! The pipeline (design.md §2), one file per stage:
-//! `kernels` → `global_loads` → `address` → `evaluate` → `traffic` →
-//! `policy` (all pure, gathered by `analysis`) → `annotate` (metadata) →
-//! `lower` (inline `ld.global.<op>`) → `report`. `generation` says how each
-//! GPU generation spells "cache" and "bypass"; `options` parses what users
-//! ask for; `ir` is the only door to LLVM's C API and `plugin` the only door
-//! to its C++ plugin interface.
+//! The pipeline (design.md §2, §6), one folder per stage: `llvm` (the only
+//! door to LLVM's C API and C++ plugin interface) → `facts` (kernels, global
+//! loads, addresses, guards, per-thread evaluation, the paper's traffic) →
+//! `gpu` (per-generation spelling, the hardware table, machine files,
+//! occupancy) → `model` (the whole-kernel trace, the L1 simulation, locality
+//! curves) → `decide` (the paper's rules, `auto`, forced decisions) → `emit`
+//! (metadata, lowering, keys, PTX). `analysis` gathers the stages,
+//! `options` parses what users ask for, `report` and `spelling` are where
+//! results become text.
 //!
 //! The driver and the plugin both call [`run`]: there is one implementation.
 
-pub mod address;
 pub mod analysis;
-pub mod annotate;
-pub mod bounds;
-pub mod control;
+pub mod decide;
+pub mod emit;
 pub mod error;
-pub mod evaluate;
-pub mod forced;
-pub mod generation;
-pub mod geometry;
-pub mod global_loads;
-pub mod guards;
-pub mod hardware;
-pub mod int;
-pub mod ir;
-pub mod kernel_model;
-pub mod kernel_trace;
-pub mod kernels;
-pub mod keys;
-pub mod l1sim;
-pub mod locality;
-pub mod lower;
-pub mod machine;
-pub mod memory;
-pub mod occupancy;
+pub mod facts;
+pub mod gpu;
+pub mod llvm;
+pub mod model;
 pub mod options;
-pub mod plugin;
-pub mod policy;
-pub mod program;
-pub mod ptx;
 pub mod report;
-pub mod sm_model;
 pub mod spelling;
-pub mod trace;
-pub mod traffic;
-pub mod transplant;
-pub mod walk;
 
 pub use error::Error;
 pub use options::{Lowering, Options, ReportFormat};
 pub use report::Report;
 
-use policy::Policy;
+use decide::policy::Policy;
+use emit::{annotate, lower};
+use facts::kernels;
+use llvm::{ir, plugin};
 
 /// Which part of the pipeline to run (the pipeline element names of the plugin).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

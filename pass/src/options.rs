@@ -11,16 +11,16 @@
 
 use std::path::PathBuf;
 
+use crate::decide::forced::Decisions;
+use crate::decide::policy::{Policy, POLICY_NAMES};
 use crate::error::Error;
-use crate::forced::Decisions;
-use crate::generation::{Arch, Model, MODEL_NAMES};
-use crate::machine::Machine;
-use crate::policy::{Policy, POLICY_NAMES};
+use crate::gpu::generation::{Arch, Model, MODEL_NAMES};
+use crate::gpu::machine::Machine;
 
 /// The environment variable the plugin reads when it gets no parameters.
 pub const ENV_OPTIONS: &str = "GPUCC_CACHE_OPTIONS";
 
-pub use crate::geometry::{Dim3, DEFAULT_BLOCK};
+pub use crate::facts::geometry::{Dim3, DEFAULT_BLOCK};
 
 /// A kernel argument named by its source name or its position.
 #[derive(Clone, Debug, PartialEq, Eq)]

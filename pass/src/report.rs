@@ -254,8 +254,8 @@ pub struct Position {
     pub column: u32,
 }
 
-impl From<crate::ir::SourcePosition> for Position {
-    fn from(p: crate::ir::SourcePosition) -> Position {
+impl From<crate::llvm::ir::SourcePosition> for Position {
+    fn from(p: crate::llvm::ir::SourcePosition) -> Position {
         Position {
             file: p.file,
             line: p.line,

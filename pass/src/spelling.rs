@@ -5,8 +5,8 @@
 
 use std::rc::Rc;
 
-use crate::address::{render, Cond, Known};
-use crate::ir::IntPredicate;
+use crate::facts::address::{render, Cond, Known};
+use crate::llvm::ir::IntPredicate;
 
 /// A load's locality as one word: `unknown` when some evaluated thread's
 /// address is not known (design.md §4: locality is unknown for ∞, whatever
@@ -150,7 +150,7 @@ impl Form {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::address::{Expr, Sreg, Why, E};
+    use crate::facts::address::{Expr, Sreg, Why, E};
     use IntPredicate::*;
 
     fn tid() -> E {
@@ -205,7 +205,7 @@ mod tests {
         // The default of `switch (tid.x / 32)` with cases 0, 1, 2.
         let w = || {
             Rc::new(Expr::Bin {
-                op: crate::address::BinOp::LShr,
+                op: crate::facts::address::BinOp::LShr,
                 lhs: tid(),
                 rhs: k(5),
                 bits: 32,

@@ -1,0 +1,324 @@
+//! The kernel-level model's decisions (issue 7 item 5): the simulated
+//! L2→L1 bytes of one SM under each policy, and `auto`, the choice of each
+//! load's operator that minimises them for the whole kernel.
+//!
+//! `auto` starts from the best of three complete choices (the paper's
+//! conservative decisions, cache everything, cache nothing), then tries
+//! flipping one load at a time, keeping a flip only when the total drops,
+//! and repeats while a pass improves (at most [`MAX_PASSES`] passes), then
+//! tries caching pairs of bypassed loads together: a bounded local search, so its result is never above `cache-all`,
+//! `cache-none` or `conservative` on the simulated trace.
+//!
+//! The search may be bounded ([`SearchLimit`], issue 16): the four complete
+//! choices and the `unknown` pinning always run; past the limit the flips
+//! and pairs stop and `auto` keeps the best choice found so far, which is
+//! still never above the three starts. The result says that it stopped.
+//!
+//! Pure: trace, L1 configuration and the paper's verdicts in; figures and
+//! choices out. No IR, no report text.
+
+use std::time::Instant;
+
+use crate::model::l1sim::{Fill, InstResult, L1Config, L1Error, Requests, L1};
+use crate::model::trace::{Kind, Trace, UNKNOWN_REGION};
+
+/// Passes of single-load flips `auto` makes at most.
+pub const MAX_PASSES: u32 = 3;
+
+/// Pairs of loads `auto` tries to cache together at most.
+pub const MAX_PAIRS: u32 = 64;
+
+/// Simulated L2→L1 bytes of the SM per policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PolicyBytes {
+    pub auto: u64,
+    pub cache_all: u64,
+    pub cache_none: u64,
+    pub conservative: u64,
+    pub aggressive: u64,
+}
+
+/// How far `auto`'s search may go: simulated thread-accesses over all its
+/// simulations (each replays the whole trace), and a wall-clock deadline.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchLimit {
+    pub simulated_accesses: u64,
+    pub deadline: Option<Instant>,
+}
+
+impl SearchLimit {
+    pub const NONE: SearchLimit = SearchLimit {
+        simulated_accesses: u64::MAX,
+        deadline: None,
+    };
+}
+
+/// Why the search stopped before it was done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchCut {
+    SimulatedAccesses,
+    /// The deadline passed: the figures are not reproducible.
+    WallTime,
+}
+
+/// The model of one kernel on one SM.
+#[derive(Clone, Debug)]
+pub struct KernelModel {
+    pub bytes: PolicyBytes,
+    /// `auto`'s choice per trace instruction (meaningful for `Kind::Load`):
+    /// whether it allocates in L1.
+    pub auto: Vec<bool>,
+    /// Each instruction's simulated figures under `auto`.
+    pub instructions: Vec<InstResult>,
+    /// Simulations run (for the report and the benchmarks).
+    pub simulations: u32,
+    /// Thread-accesses replayed over all simulations.
+    pub simulated_accesses: u64,
+    /// Set when the search stopped at its limit.
+    pub cut: Option<SearchCut>,
+}
+
+/// The paper's verdict on a trace instruction: `Some(cache?)` for a decided
+/// load, `None` where it gave none (the target's default applies).
+pub type Verdicts = Vec<Option<bool>>;
+
+/// Models `trace` on an L1 configured by `config`. `conservative` and
+/// `aggressive` are the paper's verdicts per instruction; `l1_usable`
+/// false where global loads never allocate in L1 on the target (sm_50):
+/// every choice then reads from L2.
+pub fn model(
+    trace: &Trace,
+    config: L1Config,
+    conservative: &Verdicts,
+    aggressive: &Verdicts,
+    l1_usable: bool,
+) -> Result<KernelModel, L1Error> {
+    model_within(
+        trace,
+        config,
+        [conservative, aggressive],
+        l1_usable,
+        SearchLimit::NONE,
+    )
+}
+
+/// [`model`] with its search bounded by `limit`.
+pub fn model_within(
+    trace: &Trace,
+    config: L1Config,
+    [conservative, aggressive]: [&Verdicts; 2],
+    l1_usable: bool,
+    limit: SearchLimit,
+) -> Result<KernelModel, L1Error> {
+    let mut l1 = L1::new(config)?;
+    let n = trace.instructions.len();
+    let default = config.default_load_allocates;
+    let choice = |v: &Verdicts| -> Vec<bool> {
+        (0..n)
+            .map(|i| v.get(i).copied().flatten().unwrap_or(default) && l1_usable)
+            .collect()
+    };
+    let requests = l1.requests(trace)?;
+    let mut search = Search {
+        l1: &mut l1,
+        trace,
+        requests: &requests,
+        simulations: 0,
+        simulated_accesses: 0,
+        limit,
+        cut: None,
+        seen: Vec::new(),
+    };
+    let all = search.bytes(&vec![l1_usable; n])?;
+    let none = search.bytes(&vec![false; n])?;
+    let cons = search.bytes(&choice(conservative))?;
+    let aggr = search.bytes(&choice(aggressive))?;
+    let starts = [
+        (cons, choice(conservative)),
+        (all, vec![l1_usable; n]),
+        (none, vec![false; n]),
+    ];
+    let (mut best, mut auto) = starts
+        .into_iter()
+        .min_by_key(|s| s.0)
+        .expect("three starts");
+    if l1_usable {
+        // A load whose every lane address is a synthetic unknown can hit
+        // nothing, so caching it only adds lines no one reuses: under LRU
+        // that never lowers another access's hits (an LRU hit is a stack
+        // distance below the capacity, and extra lines only lengthen
+        // distances), and under line fill it also fetches whole lines.
+        // It is bypassed, and the search leaves it there.
+        let unknown = search.unknown_only();
+        if unknown.iter().any(|&i| auto[i]) {
+            let mut pinned = auto.clone();
+            for &i in &unknown {
+                pinned[i] = false;
+            }
+            let b = search.bytes(&pinned)?;
+            if b <= best {
+                (best, auto) = (b, pinned);
+            }
+        }
+        (best, auto) = search.improve(best, auto, &unknown, config.fill == Fill::Line)?;
+    }
+    let sim = search.l1.run_requests(trace, &requests, &auto)?;
+    Ok(KernelModel {
+        bytes: PolicyBytes {
+            auto: best,
+            cache_all: all,
+            cache_none: none,
+            conservative: cons,
+            aggressive: aggr,
+        },
+        auto,
+        instructions: sim.instructions,
+        simulations: search.simulations + 1,
+        simulated_accesses: search.simulated_accesses + trace.thread_accesses(),
+        cut: search.cut,
+    })
+}
+
+/// The L2→L1 bytes of one choice (`cached[i]`: trace instruction `i`
+/// allocates in L1), simulated once: what a build with exactly those
+/// decisions pulls.
+pub fn l2_bytes_of(trace: &Trace, config: L1Config, cached: &[bool]) -> Result<u64, L1Error> {
+    let mut l1 = L1::new(config)?;
+    let requests = l1.requests(trace)?;
+    Ok(l1.run_requests(trace, &requests, cached)?.loads.l2_bytes)
+}
+
+struct Search<'a> {
+    l1: &'a mut L1,
+    trace: &'a Trace,
+    requests: &'a Requests,
+    simulations: u32,
+    simulated_accesses: u64,
+    limit: SearchLimit,
+    cut: Option<SearchCut>,
+    /// Choices simulated, with their bytes.
+    seen: Vec<(Vec<bool>, u64)>,
+}
+
+impl Search<'_> {
+    /// The L2 bytes of one choice; a choice already simulated is not
+    /// simulated again (the starts often coincide: conservative is
+    /// cache-none where the paper bypasses every load).
+    fn bytes(&mut self, cached: &[bool]) -> Result<u64, L1Error> {
+        if let Some(&(_, b)) = self.seen.iter().find(|(c, _)| c == cached) {
+            return Ok(b);
+        }
+        self.simulations += 1;
+        self.simulated_accesses += self.trace.thread_accesses();
+        let b = (self.l1)
+            .run_requests(self.trace, self.requests, cached)?
+            .loads
+            .l2_bytes;
+        self.seen.push((cached.to_vec(), b));
+        Ok(b)
+    }
+
+    /// The executed loads whose every lane address is a synthetic unknown.
+    fn unknown_only(&self) -> Vec<usize> {
+        let n = self.trace.instructions.len();
+        let (mut seen, mut known) = (vec![false; n], vec![false; n]);
+        for e in &self.trace.events {
+            let i = e.inst as usize;
+            seen[i] = true;
+            known[i] |= !e.unknown || self.trace.lanes(e).iter().any(|&a| a < UNKNOWN_REGION);
+        }
+        (0..n)
+            .filter(|&i| self.trace.instructions[i].kind == Kind::Load && seen[i] && !known[i])
+            .collect()
+    }
+
+    /// Single-load flips while the total drops, then (under line fill) pairs;
+    /// the loads in `pinned` stay as they are.
+    fn improve(
+        &mut self,
+        mut best: u64,
+        mut auto: Vec<bool>,
+        pinned: &[usize],
+        line_fill: bool,
+    ) -> Result<(u64, Vec<bool>), L1Error> {
+        let decided: Vec<usize> = (self.trace.instructions.iter().enumerate())
+            .filter(|(i, ins)| ins.kind == Kind::Load && self.executed(*i) && !pinned.contains(i))
+            .map(|(i, _)| i)
+            .collect();
+        for _ in 0..MAX_PASSES {
+            let mut improved = false;
+            for &i in &decided {
+                if self.spent() {
+                    return Ok((best, auto));
+                }
+                auto[i] = !auto[i];
+                let b = self.bytes(&auto)?;
+                if b < best {
+                    best = b;
+                    improved = true;
+                } else {
+                    auto[i] = !auto[i];
+                }
+            }
+            if !improved {
+                break;
+            }
+        }
+        if !line_fill {
+            return Ok((best, auto));
+        }
+        self.pairs(best, auto, &decided)
+    }
+
+    /// Two bypassed loads cached together (`rec[i].a`, `rec[i].b`): under
+    /// line fill neither pays alone (its fill equals its uncached
+    /// segments), so single flips never find the pair. Under sector fill a
+    /// bypassing load still hits sectors that are present
+    /// (`.L1::no_allocate`), so caching the first alone already pays and
+    /// pairs are not tried. At most [`MAX_PAIRS`] pairs are tried.
+    fn pairs(
+        &mut self,
+        mut best: u64,
+        mut auto: Vec<bool>,
+        decided: &[usize],
+    ) -> Result<(u64, Vec<bool>), L1Error> {
+        let mut tried = 0;
+        for (n, &i) in decided.iter().enumerate() {
+            for &j in &decided[n + 1..] {
+                if auto[i] || auto[j] || tried >= MAX_PAIRS {
+                    continue;
+                }
+                if self.spent() {
+                    return Ok((best, auto));
+                }
+                tried += 1;
+                (auto[i], auto[j]) = (true, true);
+                let b = self.bytes(&auto)?;
+                if b < best {
+                    best = b;
+                } else {
+                    (auto[i], auto[j]) = (false, false);
+                }
+            }
+        }
+        Ok((best, auto))
+    }
+
+    /// Whether another simulation would pass the limit (then the search
+    /// stops, and says why).
+    fn spent(&mut self) -> bool {
+        if self.cut.is_none() {
+            let next = self.simulated_accesses + self.trace.thread_accesses();
+            if next > self.limit.simulated_accesses {
+                self.cut = Some(SearchCut::SimulatedAccesses);
+            } else if self.limit.deadline.is_some_and(|d| Instant::now() >= d) {
+                self.cut = Some(SearchCut::WallTime);
+            }
+        }
+        self.cut.is_some()
+    }
+
+    fn executed(&self, inst: usize) -> bool {
+        self.trace.events.iter().any(|e| e.inst as usize == inst)
+    }
+}

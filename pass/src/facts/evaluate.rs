@@ -1,0 +1,706 @@
+//! Per-thread evaluation: turns a load's address expression and the
+//! conditions that guard it into, for every thread of a block, either a
+//! concrete byte address, "does not execute the load", or "unknown".
+//!
+//! Integer arithmetic wraps at the IR's bit width (`int.rs`). A guard whose
+//! condition can be computed for a thread decides whether that thread
+//! executes the load; a guard that cannot be computed leaves the thread
+//! active (the paper's assumption). Loop recurrences evaluate at their
+//! first iteration.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::facts::address::{Cond, Expr, Sreg, Why, E};
+use crate::facts::bounds::{self, Interval};
+use crate::facts::geometry::Dim3;
+use crate::facts::guards::Guard;
+use crate::facts::int::{apply_bin, apply_cast, compare, BinOp};
+use crate::facts::memory::Memory;
+use crate::facts::traffic::Access;
+
+/// The launch values one evaluation sees.
+#[derive(Clone, Debug)]
+pub struct Env {
+    pub tid: [i64; 3],
+    pub ctaid: [i64; 3],
+    pub ntid: [i64; 3],
+    /// `None` when no grid was given: an expression reading it is unknown.
+    pub nctaid: Option<[i64; 3]>,
+    pub args: HashMap<u32, i64>,
+    /// What block-uniform unknowns read as (see [`Standin`]).
+    pub standin: Standin,
+    /// The trace's per-thread phi variables (`Expr::Rec(n)` reads entry
+    /// n; `None`: unknown). Empty in the per-load analysis.
+    pub vars: Vec<Option<i64>>,
+    /// Kernel data the user bound (`Expr::Data` reads it).
+    pub memory: Option<Rc<Memory>>,
+}
+
+/// Stand-in values for the block-uniform unknowns of an address (integer
+/// arguments not given, values loaded from block-uniform addresses). An
+/// address is evaluated twice, at `Low` and at `High`; when the two differ
+/// by the same amount for every thread, the unknowns only shift the block's
+/// footprint, and the `Low` addresses give its traffic exactly, up to the
+/// alignment of that shift (`Low` puts it at a 256-byte boundary, as
+/// cudaMalloc aligns). Otherwise the address is unknown per thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Standin {
+    /// They are unknown (guards: a guard that reads one is assumed true).
+    Absent,
+    Low,
+    High,
+}
+
+impl Standin {
+    fn value(self, slot: u32, pointer: bool) -> Option<i64> {
+        // Pointers: a base far from the parameters' and globals' (Base::address).
+        let low = if pointer {
+            (0xC00 + i64::from(slot % 0x400)) << 36
+        } else {
+            0
+        };
+        match self {
+            Standin::Absent => None,
+            Standin::Low => Some(low),
+            // Distinct per slot, so that two unknowns do not cancel.
+            Standin::High => Some(low + ((1 + i64::from(slot % 0x400)) << 20)),
+        }
+    }
+}
+
+impl Env {
+    pub fn new(block: Dim3, grid: Option<Dim3>, args: HashMap<u32, i64>) -> Env {
+        let dims = |d: Dim3| [d.x as i64, d.y as i64, d.z as i64];
+        Env {
+            tid: [0; 3],
+            ctaid: [0; 3],
+            ntid: dims(block),
+            nctaid: grid.map(dims),
+            args,
+            standin: Standin::Absent,
+            vars: Vec::new(),
+            memory: None,
+        }
+    }
+
+    fn sreg(&self, s: Sreg) -> Option<i64> {
+        Some(match s {
+            Sreg::Tid(a) => self.tid[a as usize],
+            Sreg::Ctaid(a) => self.ctaid[a as usize],
+            Sreg::Ntid(a) => self.ntid[a as usize],
+            Sreg::Nctaid(a) => self.nctaid?[a as usize],
+            Sreg::LaneId => {
+                let linear =
+                    self.tid[0] + self.ntid[0] * (self.tid[1] + self.ntid[1] * self.tid[2]);
+                linear % 32
+            }
+            Sreg::WarpSize => 32,
+        })
+    }
+}
+
+/// An expression compiled once into a list of steps, one per distinct node
+/// (`Rc` identity), children before parents: evaluating it costs the
+/// expression's DAG size, not its tree size. A hash chain shares each
+/// state between the terms of the next (`x ^= x << 13` uses `x` twice), so
+/// its tree doubles with every step while its DAG grows by one node: the
+/// walk of an xorshift loop unrolled four times visited 4,096 tree nodes
+/// per address where the DAG has 40 (issue 16 item 4).
+///
+/// The values are those of [`eval`]: arithmetic, casts,
+/// thread ids and phi variables are steps of their own; every other node
+/// (a `select`, a stand-in, bound data) is one step that calls `eval` per
+/// lane.
+#[derive(Clone, Debug)]
+pub struct Tape {
+    steps: Vec<Step>,
+    /// Each step's IR width (its user's operand width; 64, an address's,
+    /// at the root), for [`Tape::interval`].
+    widths: Vec<u32>,
+    /// The step whose value is the expression's.
+    root: u32,
+}
+
+#[derive(Clone, Debug)]
+enum Step {
+    Const(i64),
+    Sreg(Sreg),
+    Rec(u32),
+    Bin {
+        op: BinOp,
+        bits: u32,
+        lhs: u32,
+        rhs: u32,
+    },
+    Cast {
+        op: crate::facts::int::CastOp,
+        from: u32,
+        to: u32,
+        value: u32,
+    },
+    /// Evaluated per lane by `eval`.
+    Lane(E),
+}
+
+impl Tape {
+    pub fn of(e: &E) -> Tape {
+        let mut tape = Tape {
+            steps: Vec::new(),
+            widths: Vec::new(),
+            root: 0,
+        };
+        tape.root = tape.push(e, &mut HashMap::new());
+        tape
+    }
+
+    /// Steps per lane: what one evaluation costs.
+    pub fn cost(&self) -> u64 {
+        self.steps.len() as u64
+    }
+
+    fn push(&mut self, e: &E, index: &mut HashMap<*const Expr, u32>) -> u32 {
+        if let Some(&i) = index.get(&Rc::as_ptr(e)) {
+            return i;
+        }
+        let step = match &**e {
+            Expr::Const(c) => Step::Const(*c),
+            Expr::Sreg(s) => Step::Sreg(*s),
+            Expr::Rec(n) => Step::Rec(*n),
+            Expr::Base(b) => Step::Const(b.address()),
+            Expr::Bin { op, lhs, rhs, bits } => {
+                let lhs = self.push(lhs, index);
+                let rhs = self.push(rhs, index);
+                self.widths[lhs as usize] = *bits;
+                self.widths[rhs as usize] = *bits;
+                Step::Bin {
+                    op: *op,
+                    bits: *bits,
+                    lhs,
+                    rhs,
+                }
+            }
+            Expr::Cast {
+                op,
+                value,
+                from,
+                to,
+            } => {
+                let value = self.push(value, index);
+                self.widths[value as usize] = *from;
+                Step::Cast {
+                    op: *op,
+                    from: *from,
+                    to: *to,
+                    value,
+                }
+            }
+            Expr::AddRec { start, .. } => {
+                let i = self.push(start, index);
+                index.insert(Rc::as_ptr(e), i);
+                return i;
+            }
+            _ => Step::Lane(e.clone()),
+        };
+        self.steps.push(step);
+        self.widths.push(64);
+        let i = self.steps.len() as u32 - 1;
+        index.insert(Rc::as_ptr(e), i);
+        i
+    }
+
+    /// The values for a group of threads, into `out` (one entry per env);
+    /// `values` is a buffer for every step's.
+    pub fn eval_lanes(
+        &self,
+        envs: &[&Env],
+        out: &mut Vec<Option<i64>>,
+        values: &mut Vec<Option<i64>>,
+    ) {
+        self.run(envs, values);
+        let (n, root) = (envs.len(), self.root as usize);
+        out.clear();
+        out.extend_from_slice(&values[root * n..(root + 1) * n]);
+    }
+
+    /// The value for one thread.
+    pub fn eval(&self, env: &Env, values: &mut Vec<Option<i64>>) -> Option<i64> {
+        self.run(&[env], values);
+        values[self.root as usize]
+    }
+
+    /// The interval (`bounds`) of lane `lane`'s value, after
+    /// [`Tape::eval_lanes`] filled `values` for `lanes` lanes, `env` being
+    /// that lane's: the steps the lane knows are points, the others are
+    /// bounded by their operands. `scratch` is a buffer.
+    pub fn interval(
+        &self,
+        env: &Env,
+        lane: usize,
+        lanes: usize,
+        values: &[Option<i64>],
+        scratch: &mut Vec<Interval>,
+    ) -> Interval {
+        scratch.clear();
+        for (i, step) in self.steps.iter().enumerate() {
+            let bits = self.widths[i];
+            let at = |j: u32| scratch[j as usize];
+            let v = match values[i * lanes + lane] {
+                Some(v) => Interval::point(v, bits),
+                None => match step {
+                    Step::Bin { op, bits, lhs, rhs } => bounds::bin(*op, at(*lhs), at(*rhs), *bits),
+                    Step::Cast {
+                        op,
+                        from,
+                        to,
+                        value,
+                    } => bounds::cast(*op, at(*value), *from, *to),
+                    Step::Lane(e) => bounds::interval(e, bits, &|x| eval(x, env)),
+                    Step::Const(_) | Step::Sreg(_) | Step::Rec(_) => Interval::full(bits),
+                },
+            };
+            scratch.push(v);
+        }
+        scratch[self.root as usize]
+    }
+
+    fn run(&self, envs: &[&Env], values: &mut Vec<Option<i64>>) {
+        let n = envs.len();
+        values.clear();
+        values.resize(self.steps.len() * n, None);
+        for (i, step) in self.steps.iter().enumerate() {
+            let (done, rest) = values.split_at_mut(i * n);
+            let row = &mut rest[..n];
+            let at = |j: u32| &done[j as usize * n..(j as usize + 1) * n];
+            match step {
+                Step::Const(c) => row.fill(Some(*c)),
+                Step::Sreg(s) => {
+                    for (v, env) in row.iter_mut().zip(envs) {
+                        *v = env.sreg(*s);
+                    }
+                }
+                Step::Rec(r) => {
+                    for (v, env) in row.iter_mut().zip(envs) {
+                        *v = env.vars.get(*r as usize).copied().flatten();
+                    }
+                }
+                Step::Bin { op, bits, lhs, rhs } => {
+                    let absorbs = matches!(op, BinOp::Mul | BinOp::And);
+                    for ((v, a), b) in row.iter_mut().zip(at(*lhs)).zip(at(*rhs)) {
+                        *v = match (*a, *b) {
+                            (Some(x), Some(y)) => apply_bin(*op, x, y, *bits),
+                            (Some(0), None) | (None, Some(0)) if absorbs => Some(0),
+                            _ => None,
+                        };
+                    }
+                }
+                Step::Cast {
+                    op,
+                    from,
+                    to,
+                    value,
+                } => {
+                    for (v, x) in row.iter_mut().zip(at(*value)) {
+                        *v = x.map(|x| apply_cast(*op, x, *from, *to));
+                    }
+                }
+                Step::Lane(e) => {
+                    for (v, env) in row.iter_mut().zip(envs) {
+                        *v = eval(e, env);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The value of an expression for one thread; `None` when it is unknown.
+pub fn eval(e: &Expr, env: &Env) -> Option<i64> {
+    match e {
+        Expr::Const(c) => Some(*c),
+        Expr::Sreg(s) => env.sreg(*s),
+        Expr::Arg { index, .. } => match env.args.get(index) {
+            Some(v) => Some(*v),
+            None => env.standin.value(*index, false),
+        },
+        // Slots above the arguments' (at most 0x400 of those are told apart).
+        // A value loaded from a block-uniform address: blocks that read it
+        // at different addresses get different stand-ins, so that the walk
+        // does not make their accesses coincide.
+        Expr::Uniform { id, pointer, from } => {
+            let at = match env.standin {
+                Standin::Absent => 0,
+                _ => eval(from, env).map_or(0, |a| (a as u64).wrapping_mul(0x9E37_79B9) >> 7),
+            };
+            env.standin
+                .value(0x200 + ((id.wrapping_add(at as u32)) % 0x200), *pointer)
+        }
+        Expr::Base(b) => Some(b.address()),
+        Expr::Bin { op, lhs, rhs, bits } => match (eval(lhs, env), eval(rhs, env)) {
+            (Some(a), Some(b)) => apply_bin(*op, a, b, *bits),
+            // Zero times anything is zero: `k * gridDim.x * stride` at k = 0
+            // needs no grid.
+            (Some(0), None) | (None, Some(0)) if matches!(op, BinOp::Mul | BinOp::And) => Some(0),
+            _ => None,
+        },
+        Expr::Cast {
+            op,
+            value,
+            from,
+            to,
+        } => Some(apply_cast(*op, eval(value, env)?, *from, *to)),
+        Expr::Select {
+            cond,
+            then,
+            otherwise,
+        } => {
+            if eval_cond(cond, env)? {
+                eval(then, env)
+            } else {
+                eval(otherwise, env)
+            }
+        }
+        // The first iteration decides (ICS'12 §4).
+        Expr::AddRec { start, .. } => eval(start, env),
+        Expr::Rec(n) => env.vars.get(*n as usize).copied().flatten(),
+        Expr::Data { from, bytes } => env.memory.as_ref()?.read(eval(from, env)?, *bytes),
+        Expr::Unknown(_) => None,
+    }
+}
+
+pub fn eval_cond(c: &Cond, env: &Env) -> Option<bool> {
+    match c {
+        Cond::Const(b) => Some(*b),
+        Cond::Cmp {
+            pred,
+            lhs,
+            rhs,
+            bits,
+        } => Some(compare(*pred, eval(lhs, env)?, eval(rhs, env)?, *bits)),
+        // Short-circuit: a known false side decides an `and` even if the other is unknown.
+        Cond::And(a, b) => match (eval_cond(a, env), eval_cond(b, env)) {
+            (Some(false), _) | (_, Some(false)) => Some(false),
+            (Some(true), Some(true)) => Some(true),
+            _ => None,
+        },
+        Cond::Or(a, b) => match (eval_cond(a, env), eval_cond(b, env)) {
+            (Some(true), _) | (_, Some(true)) => Some(true),
+            (Some(false), Some(false)) => Some(false),
+            _ => None,
+        },
+        Cond::Not(a) => eval_cond(a, env).map(|b| !b),
+        Cond::Unknown(_) => None,
+    }
+}
+
+/// Linear thread id of (x, y, z) in a block, as CUDA numbers threads into warps.
+pub fn thread_coords(block: Dim3) -> impl Iterator<Item = [i64; 3]> {
+    let (bx, by, bz) = (block.x as i64, block.y as i64, block.z as i64);
+    (0..bz).flat_map(move |z| (0..by).flat_map(move |y| (0..bx).map(move |x| [x, y, z])))
+}
+
+/// How block-uniform unknowns entered one block's addresses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shift {
+    /// There are none, or no thread executes the load.
+    None,
+    /// They move the whole footprint by one amount: traffic exact up to its
+    /// alignment.
+    Uniform,
+    /// They change addresses differently per thread (a stride, a divisor):
+    /// the addresses are unknown.
+    PerThread,
+}
+
+/// What every thread of one block does at a load, in linear thread order.
+/// An address with block-uniform unknowns (`symbolic`) is evaluated at two
+/// stand-ins (see [`Standin`]).
+pub fn block_accesses(
+    address: &E,
+    guards: &[Guard],
+    block: Dim3,
+    env: &mut Env,
+    symbolic: bool,
+) -> (Vec<Access>, Shift) {
+    let mut out = Vec::with_capacity(block.count() as usize);
+    let mut delta: Option<Option<i64>> = None;
+    let mut per_thread = false;
+    let tape = Tape::of(address);
+    let mut values = Vec::new();
+    for t in thread_coords(block) {
+        env.tid = t;
+        env.standin = Standin::Absent;
+        let runs = guards
+            .iter()
+            .all(|g| eval_cond(&g.cond, env).is_none_or(|v| v == g.expect));
+        if !runs {
+            out.push(Access::Inactive);
+            continue;
+        }
+        env.standin = Standin::Low;
+        let low = tape.eval(env, &mut values);
+        if symbolic {
+            env.standin = Standin::High;
+            let high = tape.eval(env, &mut values);
+            let d = low.zip(high).map(|(l, h)| h.wrapping_sub(l));
+            per_thread |= d.is_none() || *delta.get_or_insert(d) != d;
+        }
+        out.push(match low {
+            Some(a) => Access::At(a as u64),
+            None => Access::Unknown,
+        });
+    }
+    env.standin = Standin::Absent;
+    if per_thread {
+        for a in &mut out {
+            if *a != Access::Inactive {
+                *a = Access::Unknown;
+            }
+        }
+        return (out, Shift::PerThread);
+    }
+    let shift = if symbolic && delta.is_some() {
+        Shift::Uniform
+    } else {
+        Shift::None
+    };
+    (out, shift)
+}
+
+/// Block ids to evaluate: block 0 alone, or `n` spread evenly over the grid.
+pub fn sample_blocks(grid: Option<Dim3>, n: u32) -> Vec<[i64; 3]> {
+    let Some(g) = grid.filter(|_| n > 1) else {
+        return vec![[0, 0, 0]];
+    };
+    let total = g.count();
+    let n = (n as u64).min(total);
+    (0..n)
+        .map(|k| {
+            let id = (k as u128 * total as u128 / n as u128) as i64;
+            let (gx, gy) = (g.x as i64, g.y as i64);
+            [id % gx, (id / gx) % gy, id / (gx * gy)]
+        })
+        .collect()
+}
+
+/// Partial evaluation of expressions for one launch: what does not vary
+/// between the threads and blocks of the launch (constants, pointer bases,
+/// `ntid`/`nctaid`/`warpSize` when known, arguments with a value) is folded
+/// into constants once, so that evaluating per thread walks a smaller tree.
+/// For every environment that agrees with `env` on the block and grid
+/// shape and the arguments, `eval(specialise(e), env') == eval(e, env')`:
+/// each folded node is computed by the same functions `eval` uses, and
+/// what depends on a thread, a block, a phi variable or a stand-in (`tid`,
+/// `ctaid`, `laneid`, `Rec`, `Uniform`, unknown arguments) is kept.
+pub struct Specialiser<'a> {
+    env: &'a Env,
+    /// By node: the node itself (held, so that its address stays its own
+    /// while the memo lives) and its specialised form.
+    memo: HashMap<*const Expr, (E, E)>,
+    memo_cond: HashMap<*const Cond, (Rc<Cond>, Rc<Cond>)>,
+}
+
+impl<'a> Specialiser<'a> {
+    pub fn new(env: &'a Env) -> Self {
+        Specialiser {
+            env,
+            memo: HashMap::new(),
+            memo_cond: HashMap::new(),
+        }
+    }
+
+    pub fn expr(&mut self, e: &E) -> E {
+        let key = Rc::as_ptr(e);
+        if let Some((_, done)) = self.memo.get(&key) {
+            return done.clone();
+        }
+        let out = self.fold(e);
+        self.memo.insert(key, (e.clone(), out.clone()));
+        out
+    }
+
+    fn fold(&mut self, e: &E) -> E {
+        let constant = |v: i64| Rc::new(Expr::Const(v));
+        match &**e {
+            Expr::Sreg(s @ (Sreg::Ntid(_) | Sreg::Nctaid(_) | Sreg::WarpSize)) => {
+                self.env.sreg(*s).map_or_else(|| e.clone(), constant)
+            }
+            Expr::Arg { index, .. } => self
+                .env
+                .args
+                .get(index)
+                .map_or_else(|| e.clone(), |v| constant(*v)),
+            Expr::Base(b) => constant(b.address()),
+            Expr::Bin { op, lhs, rhs, bits } => {
+                let (l, r) = (self.expr(lhs), self.expr(rhs));
+                match (&*l, &*r) {
+                    (Expr::Const(a), Expr::Const(b)) => match apply_bin(*op, *a, *b, *bits) {
+                        Some(v) => constant(v),
+                        // Undefined (a division by zero): `eval` gives no value.
+                        None => Rc::new(Expr::Unknown(Why::Unsupported(
+                            "undefined arithmetic".into(),
+                        ))),
+                    },
+                    (Expr::Const(0), _) | (_, Expr::Const(0))
+                        if matches!(op, BinOp::Mul | BinOp::And) =>
+                    {
+                        constant(0)
+                    }
+                    _ => Rc::new(Expr::Bin {
+                        op: *op,
+                        lhs: l,
+                        rhs: r,
+                        bits: *bits,
+                    }),
+                }
+            }
+            Expr::Cast {
+                op,
+                value,
+                from,
+                to,
+            } => {
+                let v = self.expr(value);
+                match &*v {
+                    Expr::Const(c) => constant(apply_cast(*op, *c, *from, *to)),
+                    _ => Rc::new(Expr::Cast {
+                        op: *op,
+                        value: v,
+                        from: *from,
+                        to: *to,
+                    }),
+                }
+            }
+            Expr::Select {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let c = self.cond(cond);
+                match &*c {
+                    Cond::Const(true) => self.expr(then),
+                    Cond::Const(false) => self.expr(otherwise),
+                    _ => Rc::new(Expr::Select {
+                        cond: c,
+                        then: self.expr(then),
+                        otherwise: self.expr(otherwise),
+                    }),
+                }
+            }
+            // `eval` reads an add-recurrence at its start.
+            Expr::AddRec { start, .. } => self.expr(start),
+            Expr::Data { from, bytes } => {
+                let from = self.expr(from);
+                let read = match (&*from, &self.env.memory) {
+                    (Expr::Const(a), Some(m)) => m.read(*a, *bytes),
+                    _ => None,
+                };
+                read.map_or_else(
+                    || {
+                        Rc::new(Expr::Data {
+                            from,
+                            bytes: *bytes,
+                        })
+                    },
+                    constant,
+                )
+            }
+            _ => e.clone(),
+        }
+    }
+
+    pub fn cond(&mut self, c: &Rc<Cond>) -> Rc<Cond> {
+        let key = Rc::as_ptr(c);
+        if let Some((_, done)) = self.memo_cond.get(&key) {
+            return done.clone();
+        }
+        let out = self.fold_cond(c);
+        self.memo_cond.insert(key, (c.clone(), out.clone()));
+        out
+    }
+
+    fn fold_cond(&mut self, c: &Rc<Cond>) -> Rc<Cond> {
+        let constant = |b: bool| Rc::new(Cond::Const(b));
+        match &**c {
+            Cond::Cmp {
+                pred,
+                lhs,
+                rhs,
+                bits,
+            } => {
+                let (l, r) = (self.expr(lhs), self.expr(rhs));
+                match (&*l, &*r) {
+                    (Expr::Const(a), Expr::Const(b)) => constant(compare(*pred, *a, *b, *bits)),
+                    _ => Rc::new(Cond::Cmp {
+                        pred: *pred,
+                        lhs: l,
+                        rhs: r,
+                        bits: *bits,
+                    }),
+                }
+            }
+            Cond::And(a, b) => {
+                let (a, b) = (self.cond(a), self.cond(b));
+                match (&*a, &*b) {
+                    (Cond::Const(false), _) | (_, Cond::Const(false)) => constant(false),
+                    (Cond::Const(true), _) => b,
+                    (_, Cond::Const(true)) => a,
+                    _ => Rc::new(Cond::And(a, b)),
+                }
+            }
+            Cond::Or(a, b) => {
+                let (a, b) = (self.cond(a), self.cond(b));
+                match (&*a, &*b) {
+                    (Cond::Const(true), _) | (_, Cond::Const(true)) => constant(true),
+                    (Cond::Const(false), _) => b,
+                    (_, Cond::Const(false)) => a,
+                    _ => Rc::new(Cond::Or(a, b)),
+                }
+            }
+            Cond::Not(a) => {
+                let a = self.cond(a);
+                match &*a {
+                    Cond::Const(v) => constant(!v),
+                    _ => Rc::new(Cond::Not(a)),
+                }
+            }
+            _ => c.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_absorbs_unknown() {
+        let unknown = Rc::new(Expr::Unknown(crate::facts::address::Why::Memory));
+        let zero = Rc::new(Expr::Const(0));
+        let env = Env::new(Dim3 { x: 32, y: 1, z: 1 }, None, HashMap::new());
+        let mul = Expr::Bin {
+            op: BinOp::Mul,
+            lhs: unknown.clone(),
+            rhs: zero,
+            bits: 32,
+        };
+        assert_eq!(eval(&mul, &env), Some(0));
+        let add = Expr::Bin {
+            op: BinOp::Add,
+            lhs: unknown,
+            rhs: Rc::new(Expr::Const(0)),
+            bits: 32,
+        };
+        assert_eq!(eval(&add, &env), None);
+    }
+
+    #[test]
+    fn samples_spread_over_grid() {
+        let g = Dim3 { x: 8, y: 2, z: 1 };
+        assert_eq!(
+            sample_blocks(Some(g), 4),
+            vec![[0, 0, 0], [4, 0, 0], [0, 1, 0], [4, 1, 0]]
+        );
+        assert_eq!(sample_blocks(None, 4), vec![[0, 0, 0]]);
+    }
+}

@@ -1,0 +1,575 @@
+//! Co-resident blocks per SM and the L1 they share (design.md §6): from a
+//! block size, a register count and the block's shared memory, how many
+//! blocks one SM holds, which resource stops it holding more, which
+//! shared-memory carveout that leaves, and so how much L1 the SM and each of
+//! its blocks get.
+//!
+//! The block arithmetic is the CUDA occupancy calculator's
+//! (`cuda_occupancy.h`, `cudaOccMaxActiveBlocksPerMultiprocessor`):
+//! warps per block rounded up; registers allocated per warp, rounded up to
+//! the allocation unit and drawn from one register-file sub-partition;
+//! shared memory per block plus the driver's reservation, rounded up to its
+//! allocation unit. The carveout is the model's own rule, stated at
+//! [`occupancy`].
+//!
+//! Deliberately not modelled: dynamic shared memory beyond what the caller
+//! adds to the static figure, the carveout preference attribute, several
+//! kernels sharing an SM, thread-block clusters, and the block count a
+//! partitioned-global-caching launch gets on Maxwell/Pascal (only whether
+//! caching survives is reported). No IR is read here.
+
+use std::fmt;
+
+use crate::gpu::hardware::{DataCache, GlobalLoads, Hardware, WARP_SIZE};
+
+/// Registers per thread assumed when the real count (ptxas) is unknown.
+/// 32 is the most that never limits occupancy on any supported part
+/// (65,536 registers / 2,048 threads on the 64-warp SMs; more room on the
+/// smaller ones), so the estimate never invents a register limit.
+pub const ESTIMATED_REGISTERS_PER_THREAD: u32 = 32;
+
+/// The resource that stops an SM from holding more blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// The SM's resident-block slots.
+    Blocks,
+    /// The SM's resident-warp (thread) slots.
+    Warps,
+    Registers,
+    SharedMemory,
+}
+
+impl Limit {
+    pub fn name(self) -> &'static str {
+        match self {
+            Limit::Blocks => "blocks",
+            Limit::Warps => "warps",
+            Limit::Registers => "registers",
+            Limit::SharedMemory => "shared memory",
+        }
+    }
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Blocks per SM each resource alone allows (`u32::MAX`: no limit, e.g.
+/// no shared memory before Ampere).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub blocks: u32,
+    pub warps: u32,
+    pub registers: u32,
+    pub shared_memory: u32,
+}
+
+/// One launch shape on one architecture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Occupancy {
+    /// Co-resident blocks on one SM.
+    pub blocks_per_sm: u32,
+    /// The binding limit; on a tie the SM's fixed slots (warps, then
+    /// blocks) are named before the kernel's resources, since trimming
+    /// registers or shared memory would not add a block.
+    pub limit: Limit,
+    pub limits: Limits,
+    pub warps_per_block: u32,
+    /// The count used: the caller's, or the estimate.
+    pub registers_per_thread: u32,
+    /// Whether `registers_per_thread` is [`ESTIMATED_REGISTERS_PER_THREAD`]
+    /// rather than the kernel's.
+    pub registers_estimated: bool,
+    /// Shared memory allocated to each block: its own, plus the driver's
+    /// reservation, rounded up to the allocation unit.
+    pub shared_bytes_per_block: u64,
+    /// The carveout chosen; `None` where shared memory is dedicated.
+    pub carveout: Option<u64>,
+    /// L1 bytes per SM: unified minus carveout, or the fixed L1 size.
+    pub l1_bytes_per_sm: u64,
+    /// `l1_bytes_per_sm` split evenly over the resident blocks.
+    pub l1_bytes_per_block: u64,
+    /// Whether a global load that asks for L1 is cached at this launch
+    /// shape: always on parts that cache by default, never on sm_50, and on
+    /// opt-in parts only when a block fits in half an SM (Guide 5.x "Global
+    /// Memory": caching is skipped for launches whose blocks "consume too
+    /// much of the SM's register file").
+    pub l1_serves_global_loads: bool,
+}
+
+/// A launch shape no SM of the architecture can run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OccupancyError {
+    NoThreads,
+    TooManyThreads {
+        threads: u32,
+        max: u32,
+    },
+    TooManyRegisters {
+        per_thread: u32,
+        max: u32,
+    },
+    /// The block's register allocation exceeds the per-block register file.
+    RegisterFileExceeded {
+        per_block: u64,
+        max: u32,
+    },
+    TooMuchSharedMemory {
+        bytes: u64,
+        max: u64,
+    },
+    /// No block fits on an SM although each per-block limit holds (only a
+    /// table entry that contradicts itself gets here).
+    DoesNotFit {
+        limit: Limit,
+    },
+}
+
+impl fmt::Display for OccupancyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OccupancyError::NoThreads => {
+                write!(f, "a block of 0 threads cannot run: give a block size of at least 1")
+            }
+            OccupancyError::TooManyThreads { threads, max } => write!(
+                f,
+                "a block of {threads} threads exceeds the {max} a block may have: use a smaller block"
+            ),
+            OccupancyError::TooManyRegisters { per_thread, max } => write!(
+                f,
+                "{per_thread} registers per thread exceed the {max} a thread may have: give the count ptxas reports"
+            ),
+            OccupancyError::RegisterFileExceeded { per_block, max } => write!(
+                f,
+                "the block needs {per_block} registers but a block may hold {max}: use a smaller block or fewer registers"
+            ),
+            OccupancyError::TooMuchSharedMemory { bytes, max } => write!(
+                f,
+                "{bytes} bytes of shared memory per block exceed the {max} a block may use: use less shared memory"
+            ),
+            OccupancyError::DoesNotFit { limit } => write!(
+                f,
+                "not one block of this shape fits on an SM ({limit} run out): use a smaller block"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for OccupancyError {}
+
+/// Occupancy and L1 share of a block of `threads_per_block` threads using
+/// `registers_per_thread` registers (`None`: unknown, estimated) and
+/// `static_shared_bytes` of shared memory (static plus any dynamic).
+///
+/// Carveout rule (the model's): the CUDA guide says the driver picks the
+/// carveout per kernel to avoid shared-memory occupancy bottlenecks, and
+/// treats `cudaFuncAttributePreferredSharedMemoryCarveout` as a hint. The
+/// model takes the smallest supported carveout that holds the shared memory
+/// (reservation included) of the blocks resident at the occupancy the other
+/// limits reach, so a kernel without shared memory gets the most L1 the
+/// part allows. That is an upper bound on L1: Nsight Compute reports show
+/// drivers choosing larger ones (16 KB for 6 x 1 KB on sm_89, 32 KB on an
+/// A100), e.g. to keep earlier kernels' configuration.
+pub fn occupancy(
+    hw: &Hardware,
+    threads_per_block: u32,
+    registers_per_thread: Option<u32>,
+    static_shared_bytes: u64,
+) -> Result<Occupancy, OccupancyError> {
+    let registers = registers_per_thread.unwrap_or(ESTIMATED_REGISTERS_PER_THREAD);
+    check_shape(hw, threads_per_block, registers, static_shared_bytes)?;
+    let warps_per_block = threads_per_block.div_ceil(WARP_SIZE);
+    let registers_per_warp = round_up(
+        u64::from(registers * WARP_SIZE),
+        u64::from(hw.register_granularity),
+    );
+    let shared_bytes_per_block = round_up(
+        static_shared_bytes + hw.shared_reserved_per_block,
+        hw.shared_granularity,
+    );
+    let limits = Limits {
+        blocks: hw.max_blocks_per_sm,
+        warps: hw.max_warps_per_sm / warps_per_block,
+        registers: register_limit(hw, registers_per_warp, warps_per_block)?,
+        shared_memory: shared_limit(hw, shared_bytes_per_block),
+    };
+    let (blocks_per_sm, limit) = binding(limits);
+    if blocks_per_sm == 0 {
+        // Unreachable after check_shape on the tabled parts; kept as an
+        // error so a bad table entry cannot divide by zero below.
+        return Err(OccupancyError::DoesNotFit { limit });
+    }
+    let (carveout, l1_bytes_per_sm) =
+        carveout_and_l1(hw, u64::from(blocks_per_sm) * shared_bytes_per_block);
+    Ok(Occupancy {
+        blocks_per_sm,
+        limit,
+        limits,
+        warps_per_block,
+        registers_per_thread: registers,
+        registers_estimated: registers_per_thread.is_none(),
+        shared_bytes_per_block,
+        carveout,
+        l1_bytes_per_sm,
+        l1_bytes_per_block: l1_bytes_per_sm / u64::from(blocks_per_sm),
+        l1_serves_global_loads: serves_global_loads(hw, registers_per_warp, warps_per_block),
+    })
+}
+
+/// Rejects shapes the hardware refuses to launch, with the limit they break.
+fn check_shape(
+    hw: &Hardware,
+    threads: u32,
+    registers: u32,
+    shared: u64,
+) -> Result<(), OccupancyError> {
+    if threads == 0 {
+        return Err(OccupancyError::NoThreads);
+    }
+    if threads > hw.max_threads_per_block {
+        return Err(OccupancyError::TooManyThreads {
+            threads,
+            max: hw.max_threads_per_block,
+        });
+    }
+    if registers > hw.max_registers_per_thread {
+        return Err(OccupancyError::TooManyRegisters {
+            per_thread: registers,
+            max: hw.max_registers_per_thread,
+        });
+    }
+    if shared > hw.shared_per_block {
+        return Err(OccupancyError::TooMuchSharedMemory {
+            bytes: shared,
+            max: hw.shared_per_block,
+        });
+    }
+    Ok(())
+}
+
+/// Blocks the register file holds. Each warp's registers come from one
+/// sub-partition, so an SM holds (warps one sub-partition fits) x
+/// (sub-partitions) warps, not registers / registers-per-warp. The launch
+/// check counts the block's warps rounded up to the sub-partition count
+/// (the occupancy header's "hardware check").
+fn register_limit(
+    hw: &Hardware,
+    registers_per_warp: u64,
+    warps: u32,
+) -> Result<u32, OccupancyError> {
+    if registers_per_warp == 0 {
+        return Ok(u32::MAX);
+    }
+    let partitions = u64::from(hw.register_partitions);
+    let assumed = registers_per_warp * round_up(u64::from(warps), partitions);
+    let allocated = registers_per_warp * u64::from(warps);
+    let max = u64::from(hw.registers_per_block);
+    if assumed > max || allocated > max {
+        return Err(OccupancyError::RegisterFileExceeded {
+            per_block: assumed.max(allocated),
+            max: hw.registers_per_block,
+        });
+    }
+    let per_partition = u64::from(hw.registers_per_sm) / partitions;
+    let warps_per_sm = per_partition / registers_per_warp * partitions;
+    Ok(saturate(warps_per_sm / u64::from(warps)))
+}
+
+/// Blocks the SM's shared memory holds at the largest carveout (or the
+/// dedicated shared memory before Volta).
+fn shared_limit(hw: &Hardware, per_block: u64) -> u32 {
+    match hw.shared_per_sm.checked_div(per_block) {
+        Some(blocks) => saturate(blocks),
+        None => u32::MAX,
+    }
+}
+
+/// The smallest limit, naming fixed slots before kernel resources on ties.
+fn binding(limits: Limits) -> (u32, Limit) {
+    [
+        (limits.warps, Limit::Warps),
+        (limits.blocks, Limit::Blocks),
+        (limits.registers, Limit::Registers),
+        (limits.shared_memory, Limit::SharedMemory),
+    ]
+    .into_iter()
+    .fold((u32::MAX, Limit::Warps), |best, next| {
+        if next.0 < best.0 {
+            next
+        } else {
+            best
+        }
+    })
+}
+
+/// The carveout holding `shared` bytes and the L1 it leaves per SM.
+fn carveout_and_l1(hw: &Hardware, shared: u64) -> (Option<u64>, u64) {
+    match hw.data_cache {
+        DataCache::Separate { l1_bytes } => (None, l1_bytes),
+        DataCache::Unified { bytes, carveouts } => {
+            // The shared limit keeps `shared` within the largest carveout;
+            // fall back to it rather than fail if a table entry disagrees.
+            let carveout = hw
+                .smallest_carveout_holding(shared)
+                .or_else(|| carveouts.last().copied())
+                .unwrap_or(0);
+            (Some(carveout), bytes.saturating_sub(carveout))
+        }
+    }
+}
+
+/// Whether loads asking for L1 are cached. With partitioned global caching
+/// (the occupancy header's `PARTITIONED_GC_ON`) a block must fit in half an
+/// SM: half the warp slots and half the register sub-partitions; if it does
+/// not, the driver turns caching off for the launch.
+fn serves_global_loads(hw: &Hardware, registers_per_warp: u64, warps: u32) -> bool {
+    match hw.global_loads {
+        GlobalLoads::L2Only => false,
+        GlobalLoads::L1ByDefault => true,
+        GlobalLoads::OptIn => {
+            let half_warps = u64::from(hw.max_warps_per_sm / 2);
+            let half_partitions = u64::from(hw.register_partitions / 2);
+            let per_partition = u64::from(hw.registers_per_sm / hw.register_partitions);
+            let register_warps = match per_partition.checked_div(registers_per_warp) {
+                Some(w) => w * half_partitions,
+                None => u64::MAX,
+            };
+            u64::from(warps) <= half_warps.min(register_warps)
+        }
+    }
+}
+
+fn round_up(value: u64, unit: u64) -> u64 {
+    if unit == 0 {
+        value
+    } else {
+        value.div_ceil(unit) * unit
+    }
+}
+
+fn saturate(value: u64) -> u32 {
+    u32::try_from(value).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KB: u64 = 1024;
+
+    fn hw(sm: u32) -> &'static Hardware {
+        Hardware::for_sm(sm).unwrap()
+    }
+
+    #[test]
+    fn sm80_no_shared_memory_is_warp_bound() {
+        // 256 threads = 8 warps. Warps: 64 / 8 = 8 blocks. Registers: 32 x 32
+        // = 1,024 per warp (already a multiple of 256); a sub-partition holds
+        // 65,536 / 4 = 16,384 -> 16 warps, x 4 = 64 warps -> 8 blocks (a tie:
+        // warps named). Blocks: 32. Shared: 0 + 1 KB reserved = 1,024 B
+        // (multiple of 128) -> 164 KB / 1 KB = 164 blocks.
+        // 8 blocks x 1 KB = 8 KB of shared -> carveout 8 KB, L1 = 192 - 8 =
+        // 184 KB, 184 / 8 = 23 KB per block.
+        let occ = occupancy(hw(80), 256, Some(32), 0).unwrap();
+        assert_eq!(occ.blocks_per_sm, 8);
+        assert_eq!(occ.limit, Limit::Warps);
+        assert_eq!(
+            occ.limits,
+            Limits {
+                blocks: 32,
+                warps: 8,
+                registers: 8,
+                shared_memory: 164
+            }
+        );
+        assert_eq!(occ.shared_bytes_per_block, KB);
+        assert_eq!(occ.carveout, Some(8 * KB));
+        assert_eq!(occ.l1_bytes_per_sm, 184 * KB);
+        assert_eq!(occ.l1_bytes_per_block, 23 * KB);
+        assert!(!occ.registers_estimated);
+        assert!(occ.l1_serves_global_loads);
+    }
+
+    #[test]
+    fn sm90_with_16_kb_of_shared_memory() {
+        // Shared: 16,384 + 1,024 reserved = 17,408 B (a multiple of 128);
+        // 228 KB = 233,472 B / 17,408 = 13.4 -> 13 blocks. Warps: 64 / 8 = 8.
+        // Registers: 8 (as on sm_80). -> 8 blocks, warp-bound.
+        // 8 x 17 KB = 136 KB -> smallest step >= 136 KB is 164 KB;
+        // L1 = 256 - 164 = 92 KB = 94,208 B; / 8 = 11,776 B per block.
+        let occ = occupancy(hw(90), 256, Some(32), 16 * KB).unwrap();
+        assert_eq!(occ.blocks_per_sm, 8);
+        assert_eq!(occ.limit, Limit::Warps);
+        assert_eq!(occ.limits.shared_memory, 13);
+        assert_eq!(occ.shared_bytes_per_block, 17 * KB);
+        assert_eq!(occ.carveout, Some(164 * KB));
+        assert_eq!(occ.l1_bytes_per_sm, 92 * KB);
+        assert_eq!(occ.l1_bytes_per_block, 11_776);
+    }
+
+    #[test]
+    fn sm90_shared_memory_bound() {
+        // 128 threads, 48 KB shared: 48 + 1 = 49 KB per block;
+        // 228 / 49 = 4.65 -> 4 blocks. Warps: 64 / 4 = 16; blocks: 32;
+        // registers: 64 / 4 = 16. -> 4 blocks, shared-bound.
+        // 4 x 49 = 196 KB -> carveout 196 KB, L1 = 256 - 196 = 60 KB, 15 KB each.
+        let occ = occupancy(hw(90), 128, Some(32), 48 * KB).unwrap();
+        assert_eq!(occ.blocks_per_sm, 4);
+        assert_eq!(occ.limit, Limit::SharedMemory);
+        assert_eq!(occ.carveout, Some(196 * KB));
+        assert_eq!(occ.l1_bytes_per_sm, 60 * KB);
+        assert_eq!(occ.l1_bytes_per_block, 15 * KB);
+    }
+
+    #[test]
+    fn sm52_register_bound() {
+        // 256 threads = 8 warps, 64 registers: 64 x 32 = 2,048 per warp; a
+        // sub-partition holds 16,384 / 2,048 = 8 warps, x 4 = 32 warps
+        // -> 32 / 8 = 4 blocks. Warps: 64 / 8 = 8; blocks: 32; no shared
+        // memory and no reservation before Ampere -> no shared limit.
+        // L1/texture is a fixed 24 KB: 24 / 4 = 6 KB per block.
+        // Half an SM: 2 sub-partitions x 8 = 16 warps >= 8 -> caching holds.
+        let occ = occupancy(hw(52), 256, Some(64), 0).unwrap();
+        assert_eq!(occ.blocks_per_sm, 4);
+        assert_eq!(occ.limit, Limit::Registers);
+        assert_eq!(occ.limits.shared_memory, u32::MAX);
+        assert_eq!(occ.carveout, None);
+        assert_eq!(occ.l1_bytes_per_sm, 24 * KB);
+        assert_eq!(occ.l1_bytes_per_block, 6 * KB);
+        assert!(occ.l1_serves_global_loads);
+    }
+
+    #[test]
+    fn sm52_caching_dropped_when_a_block_needs_more_than_half_an_sm() {
+        // 1,024 threads = 32 warps, 64 registers: 2,048 x 32 = 65,536 fits
+        // the block limit; half an SM holds 16 warps of these (2 x 8) < 32.
+        let occ = occupancy(hw(52), 1024, Some(64), 0).unwrap();
+        assert_eq!(occ.blocks_per_sm, 1);
+        assert!(!occ.l1_serves_global_loads);
+        // sm_50 never caches ordinary loads in L1.
+        assert!(
+            !occupancy(hw(50), 128, Some(32), 0)
+                .unwrap()
+                .l1_serves_global_loads
+        );
+    }
+
+    #[test]
+    fn registers_come_from_one_sub_partition() {
+        // sm_80, 96 threads = 3 warps, 40 registers: 1,280 per warp.
+        // Flat: 65,536 / 1,280 = 51 warps -> 17 blocks; per sub-partition:
+        // 16,384 / 1,280 = 12 warps, x 4 = 48 -> 16 blocks. Warps: 64 / 3 =
+        // 21; blocks 32 -> 16, register-bound. Shared 16 x 1 KB = 16 KB ->
+        // carveout 16 KB, L1 176 KB, 11 KB per block.
+        let occ = occupancy(hw(80), 96, Some(40), 0).unwrap();
+        assert_eq!(occ.warps_per_block, 3);
+        assert_eq!(occ.blocks_per_sm, 16);
+        assert_eq!(occ.limit, Limit::Registers);
+        assert_eq!(occ.carveout, Some(16 * KB));
+        assert_eq!(occ.l1_bytes_per_block, 11 * KB);
+        // 33 registers round up to 1,280 per warp (33 x 32 = 1,056).
+        let odd = occupancy(hw(80), 96, Some(33), 0).unwrap();
+        assert_eq!(
+            (odd.limits, odd.l1_bytes_per_sm),
+            (occ.limits, occ.l1_bytes_per_sm)
+        );
+    }
+
+    #[test]
+    fn turing_keeps_at_least_32_kb_of_shared_memory() {
+        // sm_75, 256 threads: warps 32 / 8 = 4 blocks; no shared memory, but
+        // the smallest Turing carveout is 32 KB -> L1 = 96 - 32 = 64 KB, 16 KB each.
+        let occ = occupancy(hw(75), 256, Some(32), 0).unwrap();
+        assert_eq!(occ.blocks_per_sm, 4);
+        assert_eq!(occ.limit, Limit::Warps);
+        assert_eq!(occ.carveout, Some(32 * KB));
+        assert_eq!(occ.l1_bytes_per_sm, 64 * KB);
+        assert_eq!(occ.l1_bytes_per_block, 16 * KB);
+    }
+
+    #[test]
+    fn partial_warps_and_block_slots() {
+        // sm_86, 100 threads -> 4 warps; warps 48 / 4 = 12; blocks 16 -> 12.
+        // 12 x 1 KB = 12 KB -> carveout 16 KB, L1 = 128 - 16 = 112 KB.
+        let occ = occupancy(hw(86), 100, Some(32), 0).unwrap();
+        assert_eq!(occ.warps_per_block, 4);
+        assert_eq!(occ.blocks_per_sm, 12);
+        assert_eq!(occ.carveout, Some(16 * KB));
+        assert_eq!(occ.l1_bytes_per_sm, 112 * KB);
+        // sm_80, 32 threads: warps 64, blocks 32 -> block-slot bound.
+        let small = occupancy(hw(80), 32, Some(32), 0).unwrap();
+        assert_eq!((small.blocks_per_sm, small.limit), (32, Limit::Blocks));
+    }
+
+    #[test]
+    fn unknown_registers_are_estimated() {
+        let occ = occupancy(hw(70), 256, None, 0).unwrap();
+        assert!(occ.registers_estimated);
+        assert_eq!(occ.registers_per_thread, ESTIMATED_REGISTERS_PER_THREAD);
+        // The estimate never binds: 64 warps fit the register file on sm_70.
+        assert_eq!(occ.limits.registers, 8);
+        assert_eq!(occ.limit, Limit::Warps);
+        // Volta reserves nothing: carveout 0, the whole 128 KB is L1.
+        assert_eq!(occ.carveout, Some(0));
+        assert_eq!(occ.l1_bytes_per_sm, 128 * KB);
+    }
+
+    #[test]
+    fn impossible_shapes_are_errors() {
+        assert_eq!(
+            occupancy(hw(80), 0, None, 0),
+            Err(OccupancyError::NoThreads)
+        );
+        assert_eq!(
+            occupancy(hw(80), 1025, None, 0),
+            Err(OccupancyError::TooManyThreads {
+                threads: 1025,
+                max: 1024
+            })
+        );
+        assert_eq!(
+            occupancy(hw(80), 128, Some(256), 0),
+            Err(OccupancyError::TooManyRegisters {
+                per_thread: 256,
+                max: 255
+            })
+        );
+        assert_eq!(
+            occupancy(hw(52), 128, None, 48 * KB + 1),
+            Err(OccupancyError::TooMuchSharedMemory {
+                bytes: 48 * KB + 1,
+                max: 48 * KB
+            })
+        );
+        assert!(occupancy(hw(80), 128, None, 163 * KB).is_ok());
+        assert!(occupancy(hw(80), 128, None, 164 * KB).is_err());
+        // sm_53 holds 32 K registers per block: 1,024 threads x 64 = 65,536.
+        assert_eq!(
+            occupancy(hw(53), 1024, Some(64), 0),
+            Err(OccupancyError::RegisterFileExceeded {
+                per_block: 65_536,
+                max: 32_768
+            })
+        );
+        // 1,024 threads x 255 registers (8,192 per warp x 32) never fits.
+        assert!(occupancy(hw(90), 1024, Some(255), 0).is_err());
+        let text = OccupancyError::NoThreads.to_string();
+        assert!(!text.contains('\n'));
+    }
+
+    #[test]
+    fn every_part_runs_a_typical_block() {
+        for hw in crate::gpu::hardware::supported() {
+            let occ = occupancy(hw, 256, None, 4 * KB).unwrap();
+            assert!(occ.blocks_per_sm >= 1, "sm_{}", hw.sm);
+            assert!(occ.l1_bytes_per_sm <= hw.largest_l1_bytes(), "sm_{}", hw.sm);
+            assert!(
+                occ.l1_bytes_per_sm >= hw.smallest_l1_bytes(),
+                "sm_{}",
+                hw.sm
+            );
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! The IR side of the whole-kernel trace (issue 7): which instructions of a
+//! kernel are global memory instructions of the trace, and of which kind,
+//! read into a [`Program`] with its instruction table; and which blocks
+//! share one SM. The walk and the cache simulation that follow are pure.
+//!
+//! In the trace: the loads the analysis decided (`Kind::Load`, one entry per
+//! report row), global loads it leaves at the target's default
+//! (`FixedLoad`: read-only and constant-table reads), and stores and atomics
+//! to provably global memory. Not in it: shared, local, constant and param
+//! accesses (they do not pass through L1's global path), and volatile or
+//! atomic loads (left alone, and rare in the simulated part).
+
+use std::collections::HashMap;
+
+use crate::facts::address::{Context, Folder};
+use crate::facts::geometry::Dim3;
+use crate::facts::global_loads::{classify_pointer, Read, Skip};
+use crate::llvm::ir::{DataLayout, Opcode, Value};
+use crate::model::control::program;
+use crate::model::program::Program;
+use crate::model::trace::{Instruction, Kind};
+
+/// A load the analysis evaluated: its report entry, if decided.
+#[derive(Clone, Copy, Debug)]
+pub struct TracedLoad {
+    pub load: Value,
+    /// Its index in the kernel report's `loads`.
+    pub entry: usize,
+}
+
+/// A kernel's program and instruction table; `entries[i]` is the report
+/// entry of instruction `i` when it is a decided load.
+pub struct KernelProgram {
+    pub program: Program,
+    pub instructions: Vec<Instruction>,
+    pub entries: Vec<Option<usize>>,
+}
+
+/// What deciding which accesses are global needs.
+pub struct Scope<'a> {
+    pub layout: &'a DataLayout,
+    pub globals: &'a HashMap<Value, u32>,
+    pub kernels: &'a [Value],
+    pub whole_program: bool,
+}
+
+/// `bound`: the kernel parameters with bound data (`memory::Memory`).
+pub fn kernel_program(
+    function: Value,
+    loads: &[TracedLoad],
+    scope: &Scope,
+    bound: Vec<u32>,
+) -> KernelProgram {
+    let decided: HashMap<Value, usize> = loads.iter().map(|l| (l.load, l.entry)).collect();
+    let mut instructions = Vec::new();
+    let mut entries = Vec::new();
+    let mut folder = Folder::with_phi_variables(Context {
+        layout: scope.layout,
+        is_kernel: true,
+        globals: scope.globals,
+        bound,
+    });
+    let mut memory = |inst: Value| {
+        let (kind, ptr, bytes) = access(inst, &decided, scope)?;
+        let index = instructions.len() as u32;
+        let (line, column) = inst.debug_line_col();
+        instructions.push(Instruction {
+            kind,
+            site: format!("{line}:{column}"),
+        });
+        entries.push(decided.get(&inst).copied());
+        Some((index, ptr, bytes))
+    };
+    let program = program(function, &mut folder, &mut memory);
+    KernelProgram {
+        program,
+        instructions,
+        entries,
+    }
+}
+
+/// The trace kind, pointer and bytes of a global access, if `inst` is one.
+fn access(
+    inst: Value,
+    decided: &HashMap<Value, usize>,
+    scope: &Scope,
+) -> Option<(Kind, Value, u32)> {
+    let global = |ptr: Value| classify_pointer(ptr, scope.kernels, scope.whole_program).is_ok();
+    if let Some(read) = Read::of(inst, scope.layout) {
+        let bytes = u32::try_from(read.bytes?).ok()?;
+        if decided.contains_key(&inst) {
+            return Some((Kind::Load, read.ptr, bytes));
+        }
+        // A copy expanded into a byte loop still reads global memory (its
+        // pointer was classified global first), at the default operator.
+        let plain = matches!(
+            read.classify(scope.kernels, scope.whole_program),
+            Ok(()) | Err(Skip::CopyLoop(_))
+        );
+        return plain.then_some((Kind::FixedLoad, read.ptr, bytes));
+    }
+    match inst.opcode()? {
+        Opcode::LLVMStore => {
+            let ptr = inst.operand(1);
+            let bytes = scope.layout.store_size(inst.operand(0).ty());
+            global(ptr).then_some((Kind::Store, ptr, u32::try_from(bytes).ok()?))
+        }
+        Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg => {
+            let ptr = inst.operand(0);
+            let value = if inst.opcode() == Some(Opcode::LLVMAtomicRMW) {
+                inst.operand(1)
+            } else {
+                inst.operand(2)
+            };
+            let bytes = scope.layout.store_size(value.ty());
+            global(ptr).then_some((Kind::Atomic, ptr, u32::try_from(bytes).ok()?))
+        }
+        _ => None,
+    }
+}
+
+/// The ids of the blocks that share one SM: the block scheduler deals the
+/// first wave out to the SMs in turn, so SM 0 runs blocks 0, S, 2S, ...
+/// for S SMs; `count` of them (fewer when the grid is smaller). Without a
+/// grid, blocks are numbered along x.
+pub fn resident_blocks(count: u32, sms: u32, grid: Option<Dim3>) -> Vec<[i64; 3]> {
+    let total = grid.map_or(u64::MAX, Dim3::count);
+    (0..u64::from(count))
+        .map(|j| j * u64::from(sms.max(1)))
+        .take_while(|&id| id < total)
+        .map(|id| match grid {
+            Some(g) => {
+                let (gx, gy) = (u64::from(g.x), u64::from(g.y));
+                [
+                    (id % gx) as i64,
+                    ((id / gx) % gy) as i64,
+                    (id / (gx * gy)) as i64,
+                ]
+            }
+            None => [id as i64, 0, 0],
+        })
+        .collect()
+}

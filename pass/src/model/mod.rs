@@ -1,0 +1,13 @@
+//! The kernel-level model (design.md §6): the kernel's control flow as typed
+//! facts (`program`, `control`, `kernel_trace`), the whole-SM access trace
+//! (`trace`, `walk`), the L1 simulation (`l1sim`), locality curves
+//! (`locality`) and the per-kernel run that ties them together (`sm_model`).
+
+pub mod control;
+pub mod kernel_trace;
+pub mod l1sim;
+pub mod locality;
+pub mod program;
+pub mod sm_model;
+pub mod trace;
+pub mod walk;

@@ -1,0 +1,230 @@
+//! A kernel's control flow as typed facts, for the whole-kernel trace
+//! (issue 7): its blocks in order, the phis each block assigns on entry,
+//! the global memory instructions it executes with their address
+//! expressions, and how it exits. Built from the IR by `control`; walked per
+//! warp by `trace`. Also the loop structure the walk needs (natural loops
+//! from retreating edges of a reverse post-order).
+//!
+//! Pure data and CFG arithmetic: no IR handles are followed here, no
+//! policy, no cache.
+
+use std::rc::Rc;
+
+use crate::facts::address::{Cond, E};
+
+/// How a block ends.
+#[derive(Clone, Debug)]
+pub enum Exit {
+    Return,
+    Jump(u32),
+    Branch {
+        cond: Rc<Cond>,
+        then: u32,
+        otherwise: u32,
+    },
+    Switch {
+        on: E,
+        cases: Vec<(i64, u32)>,
+        default: u32,
+    },
+    /// `unreachable`, or a terminator the walk does not follow (`trap`).
+    Stop,
+}
+
+impl Exit {
+    pub fn successors(&self) -> Vec<u32> {
+        match self {
+            Exit::Return | Exit::Stop => Vec::new(),
+            Exit::Jump(t) => vec![*t],
+            Exit::Branch {
+                then, otherwise, ..
+            } => vec![*then, *otherwise],
+            Exit::Switch { cases, default, .. } => {
+                let mut v: Vec<u32> = cases.iter().map(|c| c.1).collect();
+                v.push(*default);
+                v
+            }
+        }
+    }
+}
+
+/// A phi: the variable it sets on entry, and its value per predecessor.
+#[derive(Clone, Debug)]
+pub struct PhiDef {
+    pub var: u32,
+    pub incoming: Vec<(u32, E)>,
+}
+
+/// A global memory instruction in a block.
+#[derive(Clone, Debug)]
+pub struct MemOp {
+    /// Its index in the trace's instruction table.
+    pub inst: u32,
+    pub address: E,
+    /// Bytes each thread accesses.
+    pub bytes: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub phis: Vec<PhiDef>,
+    pub ops: Vec<MemOp>,
+    pub exit: Exit,
+}
+
+/// One function's control flow; block 0 is the entry.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    pub nodes: Vec<Node>,
+    /// Number of phi variables (`Expr::Rec(n)`, n below this).
+    pub vars: u32,
+}
+
+/// Reverse post-order ranks and natural loops of a [`Program`].
+#[derive(Clone, Debug)]
+pub struct Shape {
+    /// Rank of each node in reverse post-order (unreached nodes: u32::MAX).
+    pub rank: Vec<u32>,
+    /// For each node, the headers of the loops containing it, innermost
+    /// last (a header is in its own loop).
+    pub loops: Vec<Vec<u32>>,
+}
+
+impl Shape {
+    pub fn of(p: &Program) -> Shape {
+        let n = p.nodes.len();
+        let succ: Vec<Vec<u32>> = p.nodes.iter().map(|b| b.exit.successors()).collect();
+        let rank = reverse_post_order(&succ);
+        let mut pred: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (b, ss) in succ.iter().enumerate() {
+            for &s in ss {
+                pred[s as usize].push(b as u32);
+            }
+        }
+        // A retreating edge u → h (rank h ≤ rank u) closes the loop headed
+        // by h: its body is what reaches u backwards without passing h.
+        let mut members: Vec<(u32, Vec<bool>)> = Vec::new();
+        for (u, ss) in succ.iter().enumerate() {
+            for &h in ss {
+                if rank[u] == u32::MAX || rank[h as usize] > rank[u] {
+                    continue;
+                }
+                let set = match members.iter_mut().find(|m| m.0 == h) {
+                    Some(m) => &mut m.1,
+                    None => {
+                        members.push((h, vec![false; n]));
+                        &mut members.last_mut().expect("just pushed").1
+                    }
+                };
+                set[h as usize] = true;
+                let mut stack = vec![u as u32];
+                while let Some(x) = stack.pop() {
+                    if !set[x as usize] {
+                        set[x as usize] = true;
+                        stack.extend(pred[x as usize].iter().copied());
+                    }
+                }
+            }
+        }
+        // Outer loops first: a larger body contains the smaller.
+        members.sort_by_key(|m| std::cmp::Reverse(m.1.iter().filter(|x| **x).count()));
+        let mut loops = vec![Vec::new(); n];
+        for (h, set) in &members {
+            for (b, inside) in set.iter().enumerate() {
+                if *inside {
+                    loops[b].push(*h);
+                }
+            }
+        }
+        Shape { rank, loops }
+    }
+
+    /// Whether `node` is in the loop headed by `header`.
+    pub fn in_loop(&self, node: u32, header: u32) -> bool {
+        self.loops[node as usize].contains(&header)
+    }
+
+    /// The innermost loop that the edge `from → to` leaves, if any.
+    pub fn exited_loop(&self, from: u32, to: u32) -> Option<u32> {
+        self.loops[from as usize]
+            .iter()
+            .rev()
+            .copied()
+            .find(|&h| !self.in_loop(to, h))
+    }
+}
+
+fn reverse_post_order(succ: &[Vec<u32>]) -> Vec<u32> {
+    let n = succ.len();
+    let mut rank = vec![u32::MAX; n];
+    if n == 0 {
+        return rank;
+    }
+    let mut seen = vec![false; n];
+    let mut post = Vec::with_capacity(n);
+    let mut stack = vec![(0u32, 0usize)];
+    seen[0] = true;
+    while let Some((b, i)) = stack.pop() {
+        let ss = &succ[b as usize];
+        if i < ss.len() {
+            stack.push((b, i + 1));
+            let t = ss[i];
+            if !seen[t as usize] {
+                seen[t as usize] = true;
+                stack.push((t, 0));
+            }
+        } else {
+            post.push(b);
+        }
+    }
+    let total = post.len() as u32;
+    for (i, b) in post.into_iter().enumerate() {
+        rank[b as usize] = total - 1 - i as u32;
+    }
+    rank
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(exit: Exit) -> Node {
+        Node {
+            phis: Vec::new(),
+            ops: Vec::new(),
+            exit,
+        }
+    }
+
+    #[test]
+    fn nested_loops_and_exits() {
+        // 0 → 1 (outer header) → 2 (inner header) → 2 | 3; 3 → 1 | 4; 4 returns.
+        let t = Rc::new(Cond::Const(true));
+        let p = Program {
+            nodes: vec![
+                node(Exit::Jump(1)),
+                node(Exit::Jump(2)),
+                node(Exit::Branch {
+                    cond: t.clone(),
+                    then: 2,
+                    otherwise: 3,
+                }),
+                node(Exit::Branch {
+                    cond: t,
+                    then: 1,
+                    otherwise: 4,
+                }),
+                node(Exit::Return),
+            ],
+            vars: 0,
+        };
+        let s = Shape::of(&p);
+        assert_eq!(s.rank, vec![0, 1, 2, 3, 4]);
+        assert_eq!(s.loops[2], vec![1, 2]);
+        assert_eq!(s.loops[3], vec![1]);
+        assert!(s.loops[4].is_empty());
+        assert_eq!(s.exited_loop(2, 3), Some(2));
+        assert_eq!(s.exited_loop(3, 4), Some(1));
+        assert_eq!(s.exited_loop(3, 1), None);
+    }
+}

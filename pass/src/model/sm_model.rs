@@ -1,0 +1,532 @@
+//! Runs the kernel-level model for one analysed kernel (issue 7, design.md
+//! §6): hardware model → occupancy → program → whole-SM trace → L1
+//! simulation → per-policy figures and `auto`'s choices, as report values.
+//!
+//! The assumptions, said once: registers per thread are estimated
+//! (`occupancy::ESTIMATED_REGISTERS_PER_THREAD`) since the plugin sees no
+//! ptxas output; static shared memory is the kernel's `__shared__`
+//! variables; the SM runs blocks 0, S, 2S, ... (S SMs of the arch's
+//! reference part); the L1 is modelled fully associative (NVIDIA documents
+//! no associativity) with `fermi` line fills or `sectored` sector fills as
+//! the analysis' model says. A machine description (`machine=`) replaces
+//! all of that with its own facts: its SM count, line and sector sizes,
+//! ways, fill (whatever the per-load model), and the bypass the build
+//! emits (`.cg` skips L1, `.L1::no_allocate` probes it).
+//!
+//! **Budgets** (issue 16). The model's work is bounded per kernel and per
+//! module ([`ModelBudget`]), in deterministic units: thread-accesses walked,
+//! evaluation steps (one expression node for one lane) and thread-accesses
+//! replayed by `auto`'s simulations; and, as a last resort far above the
+//! normal cost, by wall time per module. What happens at each, in order:
+//! 1. the walk's own budgets (`walk::DEFAULT_BUDGET`: iterations per loop
+//!    entry, thread-accesses, block entries) cut the trace: the model decides
+//!    on the simulated part (`simulated.truncated`, as before);
+//! 2. the kernel's evaluation-step budget, or what is left of the module's
+//!    thread-accesses or evaluation steps, cuts the trace earlier: the model
+//!    decides on fewer sampled threads;
+//! 3. the kernel's or module's search budget stops `auto`'s search: it keeps
+//!    the best choice found so far (never above cache-all, cache-none or
+//!    conservative, which always run);
+//! 4. a module budget spent below [`MIN_GRANT`] thread-accesses, or the wall
+//!    time: the model does not run, and the paper's per-load rules
+//!    (conservative) decide every load of the kernel.
+//!
+//! Each is reported per kernel (`KernelReport::budget`), with what the
+//! decisions rest on; only the wall-time guard depends on the machine.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use crate::decide::kernel_model::{l2_bytes_of, model_within, KernelModel, SearchCut, SearchLimit};
+use crate::decide::policy::Decision;
+use crate::facts::geometry::Dim3;
+use crate::facts::memory::Memory;
+use crate::gpu::generation::{Arch, CacheOp, Model};
+use crate::gpu::hardware::{Fill as HwFill, GlobalLoads, Hardware};
+use crate::gpu::occupancy::occupancy;
+use crate::llvm::ir::Value;
+use crate::model::kernel_trace::{
+    kernel_program, resident_blocks, KernelProgram, Scope, TracedLoad,
+};
+use crate::model::l1sim::{Bypass, Fill, L1Config, Provenance, StorePolicy};
+use crate::model::trace::Trace;
+use crate::model::walk::{walk_limited, Budget, Cut, Launch, Limits, DEFAULT_BUDGET};
+use crate::report::{BudgetHit, LoadModel, ModelCost, PolicyTraffic, Simulated};
+
+/// The model's work in the units its budgets count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Spend {
+    /// Thread-accesses walked into the trace.
+    pub thread_accesses: u64,
+    /// Expression nodes evaluated for one lane each, in the walk.
+    pub evaluation_steps: u64,
+    /// Thread-accesses replayed by `auto`'s simulations.
+    pub simulated_accesses: u64,
+}
+
+/// What the model may spend per kernel and per module, and the wall-time
+/// guard per module.
+#[derive(Clone, Copy, Debug)]
+pub struct ModelBudget {
+    pub kernel: Spend,
+    pub module: Spend,
+    pub wall: Duration,
+}
+
+/// The default budgets. The largest costs of the 61 testdata `.cu` files
+/// (sm_52 and sm_90, before the budgets existed): per kernel 2^19
+/// thread-accesses (the walk's own cut), 22.8 M evaluation steps
+/// (`matmul_global_tiles.cu`), 5.3 M simulated accesses (`btree_search.cu`);
+/// per module 0.86 M thread-accesses, 34.2 M evaluation steps, 5.7 M
+/// simulated accesses. Each budget is at least 2.4 times those, so no
+/// figure of them changes; the module's bound a file of many heavy kernels
+/// (`testdata/stress/hash_loops.cu`) to a fraction of a second.
+pub const DEFAULT_MODEL_BUDGET: ModelBudget = ModelBudget {
+    kernel: Spend {
+        thread_accesses: DEFAULT_BUDGET.accesses,
+        evaluation_steps: 1 << 26,
+        simulated_accesses: 1 << 24,
+    },
+    module: Spend {
+        thread_accesses: 1 << 21,
+        evaluation_steps: 1 << 27,
+        simulated_accesses: 1 << 25,
+    },
+    // A last resort, far above the normal cost (the slowest testdata file's
+    // whole model takes well under a second).
+    wall: Duration::from_secs(20),
+};
+
+/// The fewest thread-accesses worth a model: when less is left of the
+/// module's budget, the paper's rules decide the kernel.
+pub const MIN_GRANT: u64 = 1 << 12;
+
+/// A module's model budget as its kernels spend it, in analysis order (so
+/// that what each kernel gets is the same on every run).
+pub struct ModuleBudget {
+    budget: ModelBudget,
+    spent: Spend,
+    deadline: Instant,
+}
+
+/// What one kernel may spend: per unit, the smaller of the kernel's budget
+/// and what is left of the module's.
+#[derive(Clone, Copy, Debug)]
+pub struct Grant {
+    spend: Spend,
+    /// Per unit (accesses, steps, simulated): whether the module's remainder
+    /// is the smaller.
+    by_module: [bool; 3],
+    deadline: Instant,
+    budget: ModelBudget,
+}
+
+impl ModuleBudget {
+    pub fn new(budget: ModelBudget) -> ModuleBudget {
+        ModuleBudget {
+            budget,
+            spent: Spend::default(),
+            deadline: Instant::now() + budget.wall,
+        }
+    }
+
+    /// The next kernel's grant, or why it gets no model.
+    pub fn grant(&self) -> Result<Grant, BudgetHit> {
+        let (k, m, s) = (self.budget.kernel, self.budget.module, self.spent);
+        let left = |limit: u64, spent: u64| limit.saturating_sub(spent);
+        let units = [
+            (
+                k.thread_accesses,
+                left(m.thread_accesses, s.thread_accesses),
+            ),
+            (
+                k.evaluation_steps,
+                left(m.evaluation_steps, s.evaluation_steps),
+            ),
+            (
+                k.simulated_accesses,
+                left(m.simulated_accesses, s.simulated_accesses),
+            ),
+        ];
+        let names = [
+            "module thread-accesses",
+            "module evaluation steps",
+            "module search",
+        ];
+        let limits = [m.thread_accesses, m.evaluation_steps, m.simulated_accesses];
+        for (i, (_, left)) in units.iter().enumerate() {
+            if *left < MIN_GRANT {
+                return Err(paper_rules(names[i], limits[i], true));
+            }
+        }
+        if Instant::now() >= self.deadline {
+            return Err(wall_time(self.budget.wall));
+        }
+        let [a, e, x] = units.map(|(kernel, left)| kernel.min(left));
+        Ok(Grant {
+            spend: Spend {
+                thread_accesses: a,
+                evaluation_steps: e,
+                simulated_accesses: x,
+            },
+            by_module: units.map(|(kernel, left)| left < kernel),
+            deadline: self.deadline,
+            budget: self.budget,
+        })
+    }
+
+    pub fn charge(&mut self, cost: Spend) {
+        self.spent.thread_accesses += cost.thread_accesses;
+        self.spent.evaluation_steps += cost.evaluation_steps;
+        self.spent.simulated_accesses += cost.simulated_accesses;
+    }
+}
+
+/// The hit that sends a kernel to the paper's rules.
+fn paper_rules(budget: &str, limit: u64, deterministic: bool) -> BudgetHit {
+    BudgetHit {
+        budget: budget.into(),
+        limit,
+        fallback: "the paper's per-load rules (conservative); no kernel-level model".into(),
+        decided_by: "paper".into(),
+        deterministic,
+    }
+}
+
+fn wall_time(wall: Duration) -> BudgetHit {
+    paper_rules("wall time", wall.as_millis() as u64, false)
+}
+
+/// Why a kernel has no model.
+pub enum NoModel {
+    /// The model cannot run (the launch does not fit the SM, ...).
+    Error(String),
+    /// A budget: the paper's rules decide.
+    Budget(BudgetHit),
+}
+
+/// What the model needs of one kernel.
+pub struct KernelInputs<'a> {
+    pub function: Value,
+    pub scope: Scope<'a>,
+    pub arch: Arch,
+    /// The machine modelled: the arch's table entry or a description's.
+    pub hardware: &'a Hardware,
+    /// Whether `hardware` came from a machine description: then its line,
+    /// sector, ways and fill configure the L1, not `model`.
+    pub machine: bool,
+    /// The operator the build writes for a bypassed load.
+    pub bypass: CacheOp,
+    pub model: Model,
+    /// The decisions the build emits whatever the model finds, by report
+    /// entry (forced ones; every load's under a policy other than `auto`):
+    /// with the model's choices for the rest, they give `decided`.
+    pub emitted: HashMap<usize, Decision>,
+    /// Whether the policy is `auto` (the model's choices are emitted).
+    pub auto: bool,
+    pub block: Dim3,
+    pub grid: Option<Dim3>,
+    pub args: HashMap<u32, i64>,
+    pub memory: Option<Rc<Memory>>,
+    /// Evaluated loads, with the paper's (conservative, aggressive) verdicts.
+    pub loads: &'a [(TracedLoad, [Decision; 2])],
+    pub static_shared_bytes: u64,
+    pub grant: Grant,
+}
+
+/// The model's result, ready for the report.
+pub struct SmResult {
+    pub simulated: Simulated,
+    /// Per report entry: its figures and whether `auto` caches it.
+    pub loads: HashMap<usize, (LoadModel, bool)>,
+    /// The simulated trace (for the locality curves).
+    pub trace: Trace,
+    /// What the model spent, for the module's budget.
+    pub spent: Spend,
+    /// The budgets it reached (the model still decided, on less).
+    pub budget: Vec<BudgetHit>,
+}
+
+pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
+    let hw = k.hardware;
+    let threads = u32::try_from(k.block.count())
+        .map_err(|_| NoModel::Error("block too large".to_string()))?;
+    let occ = occupancy(hw, threads, None, k.static_shared_bytes)
+        .map_err(|e| NoModel::Error(e.to_string()))?;
+    let program = kernel_program(
+        k.function,
+        &k.loads.iter().map(|l| l.0).collect::<Vec<_>>(),
+        &k.scope,
+        k.memory.as_ref().map(|m| m.bound()).unwrap_or_default(),
+    );
+    let launch = Launch {
+        block: k.block,
+        grid: k.grid,
+        blocks: resident_blocks(occ.blocks_per_sm, hw.sm_count(), k.grid),
+        args: k.args.clone(),
+        memory: k.memory.clone(),
+    };
+    let grant = k.grant;
+    let walked = walk_limited(
+        &program.program,
+        program.instructions.clone(),
+        &launch,
+        Budget {
+            accesses: grant.spend.thread_accesses,
+            ..DEFAULT_BUDGET
+        },
+        Limits {
+            evaluations: grant.spend.evaluation_steps,
+            deadline: Some(grant.deadline),
+        },
+    );
+    let mut budget = Vec::new();
+    let cut_model = |name: &str, limit: u64, accesses: u64| BudgetHit {
+        budget: name.into(),
+        limit,
+        fallback: format!(
+            "the kernel-level model on fewer sampled threads: the first {accesses} thread-accesses"
+        ),
+        decided_by: "model".into(),
+        deterministic: true,
+    };
+    let (kb, mb) = (grant.budget.kernel, grant.budget.module);
+    let accesses = walked.trace.thread_accesses();
+    match walked.cut {
+        Some(Cut::WallTime) => return Err(NoModel::Budget(wall_time(grant.budget.wall))),
+        Some(Cut::Accesses) if grant.by_module[0] => budget.push(cut_model(
+            "module thread-accesses",
+            mb.thread_accesses,
+            accesses,
+        )),
+        Some(Cut::Evaluations) if grant.by_module[1] => budget.push(cut_model(
+            "module evaluation steps",
+            mb.evaluation_steps,
+            accesses,
+        )),
+        Some(Cut::Evaluations) => budget.push(cut_model(
+            "kernel evaluation steps",
+            kb.evaluation_steps,
+            accesses,
+        )),
+        _ => {}
+    }
+    let trace = walked.trace;
+    let l1_bytes = occ.l1_bytes_per_sm / hw.line_bytes * hw.line_bytes;
+    let capacity =
+        u32::try_from(l1_bytes).map_err(|_| NoModel::Error("L1 too large".to_string()))?;
+    let mut config = l1_config(k, capacity);
+    config.default_load_allocates = hw.global_loads == GlobalLoads::L1ByDefault;
+    let verdicts = |p: usize| -> Vec<Option<bool>> {
+        let by_entry: HashMap<usize, Decision> =
+            k.loads.iter().map(|(l, d)| (l.entry, d[p])).collect();
+        (program.entries.iter())
+            .map(|e| match e.and_then(|e| by_entry.get(&e)) {
+                Some(Decision::Cache) => Some(true),
+                Some(Decision::Bypass) => Some(false),
+                _ => None,
+            })
+            .collect()
+    };
+    let usable = occ.l1_serves_global_loads && hw.global_loads != GlobalLoads::L2Only;
+    let limit = SearchLimit {
+        simulated_accesses: grant.spend.simulated_accesses,
+        deadline: Some(grant.deadline),
+    };
+    let m = model_within(&trace, config, [&verdicts(0), &verdicts(1)], usable, limit)
+        .map_err(|e| NoModel::Error(e.to_string()))?;
+    // What the build emits: the fixed decisions, the model's for the rest
+    // (auto) or the target's default (another policy).
+    let emitted: Vec<bool> = (program.entries.iter().enumerate())
+        .map(|(i, e)| {
+            let fixed = e.and_then(|e| k.emitted.get(&e));
+            let cached = match fixed {
+                Some(Decision::Cache) => true,
+                Some(Decision::Bypass) => false,
+                Some(Decision::Default) => config.default_load_allocates,
+                None if k.auto => m.auto.get(i).copied().unwrap_or(false),
+                None => config.default_load_allocates,
+            };
+            cached && usable
+        })
+        .collect();
+    let decided = if emitted == m.auto {
+        m.bytes.auto
+    } else {
+        l2_bytes_of(&trace, config, &emitted).map_err(|e| NoModel::Error(e.to_string()))?
+    };
+    let spent = Spend {
+        thread_accesses: accesses,
+        evaluation_steps: walked.evaluations,
+        simulated_accesses: m.simulated_accesses,
+    };
+    match m.cut {
+        Some(SearchCut::WallTime) => return Err(NoModel::Budget(wall_time(grant.budget.wall))),
+        Some(SearchCut::SimulatedAccesses) => {
+            let (name, limit) = if grant.by_module[2] {
+                ("module search", mb.simulated_accesses)
+            } else {
+                ("kernel search", kb.simulated_accesses)
+            };
+            budget.push(BudgetHit {
+                budget: name.into(),
+                limit,
+                fallback: format!(
+                    "the kernel-level model; auto's search stopped after {} simulations and keeps \
+                     the best choice found (never above cache-all, cache-none or conservative)",
+                    m.simulations
+                ),
+                decided_by: "model".into(),
+                deterministic: true,
+            });
+        }
+        None => {}
+    }
+    let occupancy_text = format!(
+        "{} blocks/SM ({}-limited; {} registers/thread{}), shared carveout {}, L1 {} B per SM",
+        occ.blocks_per_sm,
+        occ.limit,
+        occ.registers_per_thread,
+        if occ.registers_estimated {
+            " estimated"
+        } else {
+            ""
+        },
+        occ.carveout.map_or("fixed".into(), |c| format!("{c} B")),
+        l1_bytes
+    );
+    Ok(SmResult {
+        loads: load_models(&program, &trace, &m, k.loads),
+        simulated: Simulated {
+            scope: "sm".into(),
+            blocks: trace.blocks,
+            l1_bytes,
+            traffic_bytes: PolicyTraffic {
+                auto: m.bytes.auto,
+                cache_all: m.bytes.cache_all,
+                cache_none: m.bytes.cache_none,
+                conservative: m.bytes.conservative,
+                aggressive: m.bytes.aggressive,
+                decided,
+            },
+            occupancy: occupancy_text,
+            thread_accesses: trace.thread_accesses(),
+            truncated: trace.truncated.clone(),
+            cost: ModelCost {
+                evaluation_steps: spent.evaluation_steps,
+                simulations: m.simulations,
+                simulated_accesses: spent.simulated_accesses,
+            },
+        },
+        trace,
+        spent,
+        budget,
+    })
+}
+
+/// The simulated L1: a machine description's facts, else the per-load
+/// model's generation (`fermi`: Fermi's line fills, evicting stores, `.cg`
+/// bypass; `sectored`: Volta's).
+fn l1_config(k: &KernelInputs, capacity: u32) -> L1Config {
+    let hw = k.hardware;
+    if !k.machine {
+        return match k.model {
+            Model::Fermi => L1Config::line_fill(capacity),
+            Model::Sectored => L1Config::sector_fill(capacity),
+        };
+    }
+    // `machine::check` keeps these within u32 and the simulation's rules.
+    let (fill, stores) = match hw.fill {
+        HwFill::WholeLine => (Fill::Line, StorePolicy::EvictLine),
+        HwFill::Sectors => (Fill::Sector, StorePolicy::UpdateSectors),
+    };
+    L1Config {
+        capacity_bytes: capacity,
+        line_bytes: hw.line_bytes as u32,
+        sector_bytes: hw.sector_bytes as u32,
+        ways: hw.associativity,
+        fill,
+        stores,
+        bypass: match k.bypass {
+            CacheOp::NoAllocate => Bypass::NoAllocate,
+            CacheOp::Cg | CacheOp::Ca => Bypass::SkipL1,
+        },
+        default_load_allocates: false,
+    }
+}
+
+fn load_models(
+    program: &KernelProgram,
+    trace: &Trace,
+    m: &KernelModel,
+    loads: &[(TracedLoad, [Decision; 2])],
+) -> HashMap<usize, (LoadModel, bool)> {
+    let paper: HashMap<usize, [Decision; 2]> = loads.iter().map(|(l, d)| (l.entry, *d)).collect();
+    let mut out = HashMap::new();
+    for (i, entry) in program.entries.iter().enumerate() {
+        let Some(entry) = *entry else { continue };
+        let r = &m.instructions[i];
+        if r.counts.sectors == 0 {
+            continue;
+        }
+        let cache = m.auto[i];
+        let p = paper.get(&entry).copied().unwrap_or([Decision::Default; 2]);
+        out.insert(
+            entry,
+            (
+                LoadModel {
+                    paper: p.map(|d| d.name().to_string()),
+                    model: if cache { "cache" } else { "bypass" }.into(),
+                    sectors: r.counts.sectors,
+                    hits: r.counts.hits,
+                    l2_bytes: r.counts.l2_bytes,
+                    hits_from: hit_sources(&r.from, trace),
+                    unknown_within: trace.bounded_span(i as u32),
+                },
+                cache,
+            ),
+        );
+    }
+    out
+}
+
+/// Where a load's hits come from, in words, most first.
+fn hit_sources(from: &Provenance, trace: &Trace) -> Vec<String> {
+    let mut v: Vec<(u64, String)> = Vec::new();
+    if from.same_warp > 0 {
+        v.push((
+            from.same_warp,
+            format!("{} across loop iterations (same warp)", from.same_warp),
+        ));
+    }
+    if from.same_block > 0 {
+        v.push((
+            from.same_block,
+            format!(
+                "{} from other warps of the block (same load)",
+                from.same_block
+            ),
+        ));
+    }
+    if from.other_block > 0 {
+        v.push((
+            from.other_block,
+            format!("{} from other blocks (same load)", from.other_block),
+        ));
+    }
+    for o in &from.other_inst {
+        let site = trace
+            .instructions
+            .get(o.inst as usize)
+            .map_or("?", |i| i.site.as_str());
+        let blocks = if o.other_block > 0 {
+            format!(" ({} of them filled by other blocks)", o.other_block)
+        } else {
+            String::new()
+        };
+        v.push((o.hits, format!("{} reuse lines of {site}{blocks}", o.hits)));
+    }
+    v.sort_by_key(|x| std::cmp::Reverse(x.0));
+    v.into_iter().map(|x| x.1).collect()
+}

@@ -1,0 +1,918 @@
+//! Walks every warp of the co-resident blocks of one SM through a kernel's
+//! [`Program`] and records the [`Trace`] of its global memory instructions
+//! (issue 7 item 3).
+//!
+//! - A warp runs its lanes together: at each step it picks the lanes whose
+//!   next block comes first in reverse post-order and runs that block for
+//!   them, so divergent branches run both sides with their masks and lanes
+//!   reconverge where the paths meet (the min-PC rule of SIMT simulators).
+//! - Phis are per-lane variables, assigned on each edge: loops run
+//!   iteration by iteration with the trip counts that constants and known
+//!   arguments give.
+//! - A condition that cannot be computed for a lane (it reads memory, or an
+//!   argument nobody gave): a loop's exit test keeps the lane in the loop
+//!   for [`Budget::unknown_trip`] iterations; any other branch sends it into
+//!   the code it guards (the paper's assumption: an unknown guard leaves
+//!   every thread active); a `switch` takes its default.
+//! - Addresses: block-uniform unknowns read as stand-ins (a 256-byte aligned
+//!   base, `evaluate::Standin::Low`), per-thread unknowns as a synthetic
+//!   address of their own ([`UNKNOWN_REGION`]), unless they are bounded.
+//! - Bounded unknowns: when the interval of a lane's address (`bounds`: its
+//!   known values as points, each unknown leaf the full range of its type)
+//!   spans at most [`MAX_BOUNDED_SPAN`] bytes, the lane reads a
+//!   pseudo-random address within it, aligned to the access size (a CUDA
+//!   access is naturally aligned, so every real address is one of those),
+//!   drawn from a hash of (instruction, block, warp, lane, execution): the
+//!   same walk gives the same trace. The draw is uniform over the range,
+//!   and the cache/bypass decision on such a load hinges on that
+//!   assumption. It is the one to make: over a range smaller than L1,
+//!   caching misses at most once per line whatever the distribution, so its
+//!   cost barely depends on it; uniform spread is the worst case for
+//!   bypassing (the most distinct sectors per warp) and close to the worst
+//!   for caching (it touches every line of the range); a concentrated
+//!   distribution (a skewed histogram) only helps caching. Only instructions whose
+//!   address reads no stand-in are bounded; the others, and those whose
+//!   stand-in shift varied, keep synthetic addresses.
+//! - Interleaving: loose round-robin, one memory instruction per warp per
+//!   turn over all warps of all blocks (the common simulator default);
+//!   `__syncthreads` is not modelled, since round-robin keeps warps in step.
+//! - Budgets: at most [`Budget::iterations`] iterations per loop entry, and
+//!   at most [`Budget::accesses`] thread-accesses in all; with
+//!   [`walk_limited`], also at most [`Limits::evaluations`] evaluation steps
+//!   and a deadline. The trace says which cut it (`Trace::truncated`, and
+//!   [`Walked::cut`]). Nothing is extrapolated: figures are for the
+//!   simulated part of the kernel, the same part for every policy.
+//! - Addresses and phis are evaluated as [`Tape`]s: each distinct node of
+//!   an expression once per lane group, so a hash chain costs its length.
+//!
+//! Pure: program and launch in, trace out. No IR, no cache.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::time::Instant;
+
+use crate::facts::address::Cond;
+use crate::facts::bounds::Interval;
+use crate::facts::evaluate::{eval, eval_cond, thread_coords, Env, Specialiser, Standin, Tape};
+use crate::facts::geometry::Dim3;
+use crate::facts::memory::Memory;
+use crate::facts::traffic::WARP_SIZE;
+use crate::model::program::{Exit, MemOp, Node, PhiDef, Program, Shape};
+use crate::model::trace::{
+    Event, Instruction, Trace, MAX_BOUNDED_SPAN, UNKNOWN_REGION, UNKNOWN_SPACING,
+};
+
+/// How much of the kernel is walked.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// Iterations of one loop per entry (per lane).
+    pub iterations: u32,
+    /// Iterations of a loop whose exit test cannot be computed.
+    pub unknown_trip: u32,
+    /// Thread-accesses in the whole trace.
+    pub accesses: u64,
+    /// Blocks entered by all warps together: bounds the walk's time (a loop
+    /// nest without memory accesses costs steps but no thread-accesses).
+    pub steps: u64,
+}
+
+pub const DEFAULT_BUDGET: Budget = Budget {
+    iterations: 64,
+    unknown_trip: 8,
+    accesses: 1 << 19,
+    steps: 1 << 16,
+};
+
+/// Limits on the walk's work beyond [`Budget`]'s (issue 16): evaluation
+/// steps (one expression node for one lane, [`Tape::cost`] per lane) and a
+/// wall-clock deadline, the last resort. The deadline is the one limit
+/// whose effect depends on the machine: a trace it cut says so
+/// ([`Cut::WallTime`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub evaluations: u64,
+    pub deadline: Option<Instant>,
+}
+
+impl Limits {
+    pub const NONE: Limits = Limits {
+        evaluations: u64::MAX,
+        deadline: None,
+    };
+}
+
+/// Which limit ended the walk early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cut {
+    /// [`Budget::accesses`].
+    Accesses,
+    /// [`Budget::steps`], or a warp's own step limit.
+    Steps,
+    /// [`Limits::evaluations`].
+    Evaluations,
+    /// [`Limits::deadline`].
+    WallTime,
+}
+
+/// A trace and what it cost.
+pub struct Walked {
+    pub trace: Trace,
+    /// Evaluation steps spent (see [`Limits`]).
+    pub evaluations: u64,
+    /// The limit that stopped the walk before every warp finished, if one did
+    /// (loops cut at [`Budget::iterations`] still finish).
+    pub cut: Option<Cut>,
+}
+
+/// Limit checks between two looks at the clock.
+const CLOCK_EVERY: u64 = 1 << 10;
+
+/// What one SM runs: the block shape, the co-resident blocks' ids, the
+/// grid (if known) and the argument values given.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    pub block: Dim3,
+    pub grid: Option<Dim3>,
+    pub blocks: Vec<[i64; 3]>,
+    pub args: HashMap<u32, i64>,
+    /// Kernel data the user bound.
+    pub memory: Option<Rc<Memory>>,
+}
+
+struct Lane {
+    env: Env,
+    at: u32,
+    /// Iterations done of the loop headed by each node, this entry.
+    trips: Vec<u32>,
+    done: bool,
+}
+
+struct Warp {
+    slot: u32,
+    index: u32,
+    lanes: Vec<Lane>,
+    /// The block being run, its lanes, and the next memory op in it.
+    current: Option<(u32, Vec<usize>, usize)>,
+    executions: Vec<u32>,
+    steps: u64,
+}
+
+/// A limit on blocks entered per warp: a loop without memory instructions
+/// whose exit the budget cannot see still ends.
+const MAX_STEPS: u64 = 1 << 20;
+
+/// How a memory instruction's address depends on stand-ins (integer
+/// arguments nobody gave, values loaded from block-uniform addresses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Standins {
+    None,
+    /// Read directly: evaluated at two stand-ins, the address is used only
+    /// if every thread's moves by the same amount (a shift of the whole
+    /// footprint); otherwise it is unknown per thread.
+    Direct,
+    /// Read through a loop variable, whose value only one stand-in gave:
+    /// unknown per thread.
+    ThroughVariable,
+}
+
+struct Walker<'p> {
+    program: &'p Program,
+    standins: Vec<Standins>,
+    /// Per instruction and co-resident block: the shift of the first
+    /// stand-in-dependent address; `varying`: whether another thread of the
+    /// same block moved by another amount (then the stand-ins scale the
+    /// thread's position: unknown per thread).
+    shift: Vec<Option<i64>>,
+    blocks: usize,
+    /// Each memory instruction's address (`[node][op]`) and each phi's
+    /// incoming values (`[node][phi]`), compiled once.
+    address_tapes: Vec<Vec<Tape>>,
+    phi_tapes: Vec<Vec<Vec<(u32, Tape)>>>,
+    /// Buffers of the batched evaluation.
+    values: Vec<Option<i64>>,
+    low: Vec<Option<i64>>,
+    high: Vec<Option<i64>>,
+    phi_lanes: Vec<Vec<Option<i64>>>,
+    moves: Vec<(usize, u32)>,
+    entering: Vec<usize>,
+    varying: Vec<bool>,
+    shape: Shape,
+    /// For each branch node, the side an unknown condition takes.
+    guarded: Vec<u32>,
+    budget: Budget,
+    next_unknown: u64,
+    /// Per instruction: the widest range its bounded unknowns were drawn
+    /// from, and whether some unknown of it was not bounded.
+    spans: Vec<Option<u64>>,
+    unbounded: Vec<bool>,
+    /// Buffer of [`Tape::interval`].
+    intervals: Vec<Interval>,
+    truncated: Option<String>,
+    total_steps: u64,
+    limits: Limits,
+    evaluations: u64,
+    cut: Option<Cut>,
+    /// Calls of `over_limit`, for the clock.
+    looks: u64,
+}
+
+/// The trace of one SM running `program` under `launch`.
+pub fn walk(
+    program: &Program,
+    instructions: Vec<Instruction>,
+    launch: &Launch,
+    budget: Budget,
+) -> Trace {
+    walk_limited(program, instructions, launch, budget, Limits::NONE).trace
+}
+
+/// [`walk`] within `limits` too, with what the walk cost.
+pub fn walk_limited(
+    program: &Program,
+    instructions: Vec<Instruction>,
+    launch: &Launch,
+    budget: Budget,
+    limits: Limits,
+) -> Walked {
+    let program = &specialise(program, launch);
+    let shape = Shape::of(program);
+    let guarded = guarded_sides(program, &shape);
+    let standins = standin_uses(program, instructions.len());
+    let mut walker = Walker {
+        program,
+        standins,
+        shift: vec![None; instructions.len() * launch.blocks.len().max(1)],
+        blocks: launch.blocks.len().max(1),
+        address_tapes: (program.nodes.iter())
+            .map(|n| n.ops.iter().map(|m| Tape::of(&m.address)).collect())
+            .collect(),
+        phi_tapes: (program.nodes.iter())
+            .map(|n| {
+                (n.phis.iter())
+                    .map(|p| p.incoming.iter().map(|(b, e)| (*b, Tape::of(e))).collect())
+                    .collect()
+            })
+            .collect(),
+        values: Vec::new(),
+        low: Vec::new(),
+        high: Vec::new(),
+        phi_lanes: Vec::new(),
+        moves: Vec::new(),
+        entering: Vec::new(),
+        varying: vec![false; instructions.len()],
+        shape,
+        guarded,
+        budget,
+        next_unknown: 0,
+        spans: vec![None; instructions.len()],
+        unbounded: vec![false; instructions.len()],
+        intervals: Vec::new(),
+        truncated: None,
+        total_steps: 0,
+        limits,
+        evaluations: 0,
+        cut: None,
+        looks: 0,
+    };
+    let mut warps = warps(program, launch, instructions.len());
+    let mut trace = Trace {
+        instructions,
+        blocks: launch.blocks.len() as u32,
+        warps_per_block: launch.block.count().div_ceil(WARP_SIZE as u64) as u32,
+        ..Trace::default()
+    };
+    let mut addresses = Vec::with_capacity(WARP_SIZE);
+    let mut live = true;
+    'walk: while live {
+        live = false;
+        for w in warps.iter_mut() {
+            if let Some(cut) = walker.over_limit(&trace) {
+                walker.cut = Some(cut);
+                break 'walk;
+            }
+            addresses.clear();
+            if let Some(e) = walker.next_event(w, &mut addresses) {
+                trace.push(e, &addresses);
+                live = true;
+            }
+        }
+    }
+    walker.forget_varying(&mut trace);
+    trace.bounded = (walker.spans.iter().zip(&walker.unbounded))
+        .map(|(s, &u)| s.filter(|_| !u))
+        .collect();
+    trace.truncated = walker.truncated;
+    Walked {
+        trace,
+        evaluations: walker.evaluations,
+        cut: walker.cut,
+    }
+}
+
+/// What an expression reads, for the stand-in rules.
+#[derive(Clone, Copy, Default)]
+struct Reads {
+    /// A stand-in (an `Arg` left after specialisation, a `Uniform`).
+    standin: bool,
+    /// Something that differs between threads or blocks.
+    varying: bool,
+    /// A loop variable a stand-in reached.
+    tainted: bool,
+    /// A stand-in combined with a varying value by an operation that is not
+    /// linear in it (`t & n`, `t << sh`, `t % n`): two stand-in values say
+    /// nothing about the addresses, so they are unknown per thread.
+    nonlinear: bool,
+}
+
+impl Reads {
+    fn or(self, o: Reads) -> Reads {
+        Reads {
+            standin: self.standin || o.standin,
+            varying: self.varying || o.varying,
+            tainted: self.tainted || o.tainted,
+            nonlinear: self.nonlinear || o.nonlinear,
+        }
+    }
+}
+
+fn reads(e: &crate::facts::address::Expr, tainted: &[bool]) -> Reads {
+    use crate::facts::address::{BinOp, Expr, Sreg};
+    match e {
+        Expr::Arg { .. } | Expr::Uniform { .. } => Reads {
+            standin: true,
+            ..Reads::default()
+        },
+        Expr::Sreg(Sreg::Tid(_) | Sreg::Ctaid(_) | Sreg::LaneId) => Reads {
+            varying: true,
+            ..Reads::default()
+        },
+        Expr::Rec(v) => Reads {
+            varying: true,
+            tainted: tainted.get(*v as usize).copied().unwrap_or(false),
+            ..Reads::default()
+        },
+        Expr::Data { from, .. } => Reads {
+            varying: true,
+            ..reads(from, tainted)
+        },
+        Expr::Bin { op, lhs, rhs, .. } => {
+            let (l, r) = (reads(lhs, tainted), reads(rhs, tainted));
+            let all = l.or(r);
+            let linear = match op {
+                BinOp::Add | BinOp::Sub | BinOp::Mul => true,
+                BinOp::Shl => !r.standin,
+                _ => false,
+            };
+            Reads {
+                nonlinear: all.nonlinear || (!linear && all.standin && all.varying),
+                ..all
+            }
+        }
+        Expr::Cast { value, .. } => reads(value, tainted),
+        Expr::Select {
+            then, otherwise, ..
+        } => reads(then, tainted).or(reads(otherwise, tainted)),
+        Expr::AddRec { start, step, .. } => Reads {
+            varying: true,
+            ..reads(start, tainted).or(reads(step, tainted))
+        },
+        _ => Reads::default(),
+    }
+}
+
+/// The naturally aligned start addresses a bounded unknown may take:
+/// `first`, `first + align`, ..., `count` of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Range {
+    first: u64,
+    align: u64,
+    count: u64,
+}
+
+impl Range {
+    /// The aligned addresses in `address` (an interval of start addresses)
+    /// for a `bytes`-wide access, if they cover at most
+    /// [`MAX_BOUNDED_SPAN`] bytes; `None` for an unbounded one.
+    fn within(address: Interval, bytes: u32) -> Option<Range> {
+        // The largest power of two dividing the access size (a 12-byte
+        // struct read is 4-byte aligned).
+        let align = 1i128 << bytes.max(1).trailing_zeros();
+        if address.lo < 0 || address.width() >= u128::from(MAX_BOUNDED_SPAN) {
+            return None;
+        }
+        let first = (address.lo + align - 1) / align * align;
+        let last = address.hi / align * align;
+        if last < first || (last - first) as u64 + u64::from(bytes) > MAX_BOUNDED_SPAN {
+            return None;
+        }
+        Some(Range {
+            first: first as u64,
+            align: align as u64,
+            count: ((last - first) / align) as u64 + 1,
+        })
+    }
+
+    /// The bytes the range's accesses cover.
+    fn span(self, bytes: u32) -> u64 {
+        (self.count - 1) * self.align + u64::from(bytes)
+    }
+
+    /// One of the addresses, uniformly, by a hash of `key` (instruction,
+    /// block, warp, lane, execution): deterministic, and independent
+    /// between lanes and executions.
+    fn draw(self, key: [u32; 5]) -> u64 {
+        let mut h = 0u64;
+        for k in key {
+            h = splitmix(h ^ u64::from(k));
+        }
+        self.first + (h % self.count) * self.align
+    }
+}
+
+/// SplitMix64's finaliser (Steele et al., OOPSLA 2014): a well-mixed
+/// 64-bit hash of its input.
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A stand-in shift's own region of the address space: accesses whose
+/// addresses moved by different amounts between the two stand-ins (`a[j*n]`
+/// for different j, `a[blockIdx.x*n]` for different blocks) have no known
+/// distance, so they must not meet; equal shifts share a region. Regions
+/// start at 2^60, past every base and below [`UNKNOWN_REGION`], 2^48 apart.
+fn shift_region(shift: i64) -> i64 {
+    let h = (shift as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
+    (1i64 << 60) + (((h % 4095) + 1) as i64) * (1i64 << 48)
+}
+
+/// Per instruction, how its address depends on stand-ins. After
+/// specialisation every `Arg` left is one nobody gave. A loop variable is
+/// tainted when some incoming value reads a stand-in or a tainted variable.
+fn standin_uses(program: &Program, instructions: usize) -> Vec<Standins> {
+    let mut tainted = vec![false; program.vars as usize];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for p in program.nodes.iter().flat_map(|n| n.phis.iter()) {
+            if tainted[p.var as usize] {
+                continue;
+            }
+            if p.incoming.iter().any(|(_, e)| {
+                let r = reads(e, &tainted);
+                r.standin || r.tainted
+            }) {
+                tainted[p.var as usize] = true;
+                changed = true;
+            }
+        }
+    }
+    let mut uses = vec![Standins::None; instructions];
+    for m in program.nodes.iter().flat_map(|n| n.ops.iter()) {
+        let r = reads(&m.address, &tainted);
+        uses[m.inst as usize] = if r.tainted || r.nonlinear {
+            Standins::ThroughVariable
+        } else if r.standin {
+            Standins::Direct
+        } else {
+            Standins::None
+        };
+    }
+    uses
+}
+
+/// `program` with what the launch fixes (block and grid shape, argument
+/// values, pointer bases) folded into its expressions once, rather than
+/// per thread and step (`evaluate::Specialiser`; the values are the same).
+fn specialise(program: &Program, launch: &Launch) -> Program {
+    let mut env = Env::new(launch.block, launch.grid, launch.args.clone());
+    env.memory = launch.memory.clone();
+    let mut s = Specialiser::new(&env);
+    let nodes = (program.nodes.iter())
+        .map(|n| Node {
+            phis: (n.phis.iter())
+                .map(|p| PhiDef {
+                    var: p.var,
+                    incoming: p.incoming.iter().map(|(b, e)| (*b, s.expr(e))).collect(),
+                })
+                .collect(),
+            ops: (n.ops.iter())
+                .map(|m| MemOp {
+                    address: s.expr(&m.address),
+                    ..m.clone()
+                })
+                .collect(),
+            exit: match &n.exit {
+                Exit::Branch {
+                    cond,
+                    then,
+                    otherwise,
+                } => Exit::Branch {
+                    cond: s.cond(cond),
+                    then: *then,
+                    otherwise: *otherwise,
+                },
+                Exit::Switch { on, cases, default } => Exit::Switch {
+                    on: s.expr(on),
+                    cases: cases.clone(),
+                    default: *default,
+                },
+                other => other.clone(),
+            },
+        })
+        .collect();
+    Program {
+        nodes,
+        vars: program.vars,
+    }
+}
+
+fn warps(program: &Program, launch: &Launch, instructions: usize) -> Vec<Warp> {
+    let mut base = Env::new(launch.block, launch.grid, launch.args.clone());
+    base.memory = launch.memory.clone();
+    base.vars = vec![None; program.vars as usize];
+    let coords: Vec<[i64; 3]> = thread_coords(launch.block).collect();
+    let mut out = Vec::new();
+    for (slot, ctaid) in launch.blocks.iter().enumerate() {
+        for (index, chunk) in coords.chunks(WARP_SIZE).enumerate() {
+            let lanes = chunk
+                .iter()
+                .map(|tid| {
+                    let mut env = base.clone();
+                    env.tid = *tid;
+                    env.ctaid = *ctaid;
+                    Lane {
+                        env,
+                        at: 0,
+                        trips: vec![0; program.nodes.len()],
+                        done: program.nodes.is_empty(),
+                    }
+                })
+                .collect();
+            out.push(Warp {
+                slot: slot as u32,
+                index: index as u32,
+                lanes,
+                current: None,
+                executions: vec![0; instructions],
+                steps: 0,
+            });
+        }
+    }
+    out
+}
+
+/// For each branch, the side an unknown condition sends a lane to: the
+/// side that is not the join when one side reaches the other without a
+/// back edge (`if (c) { ... }`), else the `then` side.
+fn guarded_sides(p: &Program, shape: &Shape) -> Vec<u32> {
+    p.nodes
+        .iter()
+        .enumerate()
+        .map(|(b, n)| match n.exit {
+            Exit::Branch {
+                then, otherwise, ..
+            } => {
+                if reaches_forward(p, shape, otherwise, then) {
+                    otherwise
+                } else {
+                    then
+                }
+            }
+            _ => b as u32,
+        })
+        .collect()
+}
+
+/// Whether `to` is reachable from `from` along edges that go forward in
+/// reverse post-order.
+fn reaches_forward(p: &Program, shape: &Shape, from: u32, to: u32) -> bool {
+    let mut seen = vec![false; p.nodes.len()];
+    let mut stack = vec![from];
+    while let Some(x) = stack.pop() {
+        if x == to {
+            return true;
+        }
+        if std::mem::replace(&mut seen[x as usize], true) {
+            continue;
+        }
+        for s in p.nodes[x as usize].exit.successors() {
+            if shape.rank[s as usize] > shape.rank[x as usize] {
+                stack.push(s);
+            }
+        }
+    }
+    false
+}
+
+impl Walker<'_> {
+    /// The limit reached before the next event, if one is: thread-accesses,
+    /// evaluation steps, and every [`CLOCK_EVERY`] looks the deadline.
+    fn over_limit(&mut self, trace: &Trace) -> Option<Cut> {
+        if trace.thread_accesses() >= self.budget.accesses {
+            self.truncated = Some(format!(
+                "stopped after {} thread-accesses (budget)",
+                self.budget.accesses
+            ));
+            return Some(Cut::Accesses);
+        }
+        if self.evaluations >= self.limits.evaluations {
+            self.truncated = Some(format!(
+                "stopped after {} evaluation steps (budget)",
+                self.limits.evaluations
+            ));
+            return Some(Cut::Evaluations);
+        }
+        self.looks += 1;
+        let late = |d: Instant| Instant::now() >= d;
+        if self.looks.is_multiple_of(CLOCK_EVERY) && self.limits.deadline.is_some_and(late) {
+            self.truncated = Some("stopped at the wall-time guard (machine-dependent)".into());
+            return Some(Cut::WallTime);
+        }
+        None
+    }
+
+    /// Makes the addresses of instructions whose stand-in shift varied
+    /// unknown per thread: their stand-in addresses would invent reuse
+    /// (`out[y * w + x]` with `w` unknown reads as `out[x]` for every row).
+    fn forget_varying(&mut self, trace: &mut Trace) {
+        if !self.varying.iter().any(|&v| v) {
+            return;
+        }
+        for e in trace.events.iter_mut() {
+            if !self.varying[e.inst as usize] {
+                continue;
+            }
+            e.unknown = true;
+            self.unbounded[e.inst as usize] = true;
+            let range = e.start as usize..(e.start + e.lanes) as usize;
+            for a in &mut trace.addresses[range] {
+                self.next_unknown += 1;
+                *a = UNKNOWN_REGION + self.next_unknown * UNKNOWN_SPACING;
+            }
+        }
+    }
+
+    /// The warp's next memory event, its active lanes' addresses into
+    /// `addresses`; `None` when the warp has finished.
+    fn next_event(&mut self, w: &mut Warp, addresses: &mut Vec<u64>) -> Option<Event> {
+        loop {
+            if let Some((node, lanes, op)) = &mut w.current {
+                let ops = &self.program.nodes[*node as usize].ops;
+                if let Some(m) = ops.get(*op) {
+                    let tape = &self.address_tapes[*node as usize][*op];
+                    *op += 1;
+                    let mut unknown = false;
+                    let uses = self.standins[m.inst as usize];
+                    let (mut low, mut high) = (
+                        std::mem::take(&mut self.low),
+                        std::mem::take(&mut self.high),
+                    );
+                    low.clear();
+                    for &l in lanes.iter() {
+                        w.lanes[l].env.standin = Standin::Low;
+                    }
+                    match uses {
+                        Standins::ThroughVariable => low.resize(lanes.len(), None),
+                        Standins::None | Standins::Direct => {
+                            let envs: Vec<&Env> = lanes.iter().map(|&l| &w.lanes[l].env).collect();
+                            tape.eval_lanes(&envs, &mut low, &mut self.values);
+                            self.evaluations += tape.cost() * lanes.len() as u64;
+                        }
+                    }
+                    if uses == Standins::Direct {
+                        for &l in lanes.iter() {
+                            w.lanes[l].env.standin = Standin::High;
+                        }
+                        let envs: Vec<&Env> = lanes.iter().map(|&l| &w.lanes[l].env).collect();
+                        tape.eval_lanes(&envs, &mut high, &mut self.values);
+                        self.evaluations += tape.cost() * lanes.len() as u64;
+                        for &l in lanes.iter() {
+                            w.lanes[l].env.standin = Standin::Low;
+                        }
+                        let key = m.inst as usize * self.blocks + w.slot as usize;
+                        for (a, h) in low.iter_mut().zip(&high) {
+                            *a = a.zip(*h).map(|(low, high)| {
+                                let shift = high.wrapping_sub(low);
+                                let first = *self.shift[key].get_or_insert(shift);
+                                if shift != first {
+                                    self.varying[m.inst as usize] = true;
+                                }
+                                if shift == 0 {
+                                    low
+                                } else {
+                                    low.wrapping_add(shift_region(shift))
+                                }
+                            });
+                        }
+                    }
+                    let execution = w.executions[m.inst as usize];
+                    for (at, (&l, a)) in lanes.iter().zip(&low).enumerate() {
+                        addresses.push(match a {
+                            Some(a) => *a as u64,
+                            None => {
+                                unknown = true;
+                                let range = (uses == Standins::None)
+                                    .then(|| {
+                                        let env = &w.lanes[l].env;
+                                        let iv = tape.interval(
+                                            env,
+                                            at,
+                                            lanes.len(),
+                                            &self.values,
+                                            &mut self.intervals,
+                                        );
+                                        Range::within(iv, m.bytes)
+                                    })
+                                    .flatten();
+                                match range {
+                                    Some(r) => {
+                                        let span = &mut self.spans[m.inst as usize];
+                                        *span = Some(span.unwrap_or(0).max(r.span(m.bytes)));
+                                        let key = [m.inst, w.slot, w.index, l as u32, execution];
+                                        r.draw(key)
+                                    }
+                                    None => {
+                                        self.unbounded[m.inst as usize] = true;
+                                        self.next_unknown += 1;
+                                        UNKNOWN_REGION + self.next_unknown * UNKNOWN_SPACING
+                                    }
+                                }
+                            }
+                        });
+                    }
+                    (self.low, self.high) = (low, high);
+                    w.executions[m.inst as usize] += 1;
+                    return Some(Event {
+                        inst: m.inst,
+                        block: w.slot,
+                        warp: w.index,
+                        execution,
+                        bytes: m.bytes,
+                        start: 0,
+                        lanes: 0,
+                        unknown,
+                    });
+                }
+                let (node, lanes) = (*node, std::mem::take(lanes));
+                w.current = None;
+                self.leave_group(w, node, &lanes);
+            }
+            w.steps += 1;
+            self.total_steps += 1;
+            if self.total_steps > self.budget.steps {
+                self.truncated = Some(format!(
+                    "stopped after {} block entries of all warps (budget)",
+                    self.budget.steps
+                ));
+                self.cut.get_or_insert(Cut::Steps);
+                return None;
+            }
+            if w.steps > MAX_STEPS {
+                self.truncated = Some(format!("a warp entered {MAX_STEPS} blocks"));
+                self.cut.get_or_insert(Cut::Steps);
+                return None;
+            }
+            let next = w
+                .lanes
+                .iter()
+                .filter(|l| !l.done)
+                .min_by_key(|l| self.shape.rank[l.at as usize])?
+                .at;
+            let group = (0..w.lanes.len())
+                .filter(|&i| !w.lanes[i].done && w.lanes[i].at == next)
+                .collect();
+            w.current = Some((next, group, 0));
+        }
+    }
+
+    /// Moves a group of lanes out of `node`, each along the edge its exit
+    /// takes; the lanes entering one block get their phis evaluated
+    /// together (`Tape::eval_lanes`).
+    fn leave_group(&mut self, w: &mut Warp, node: u32, lanes: &[usize]) {
+        let mut moves = std::mem::take(&mut self.moves);
+        moves.clear();
+        for &l in lanes {
+            match self.exit_of(&mut w.lanes[l], node) {
+                Some(t) => moves.push((l, t)),
+                None => w.lanes[l].done = true,
+            }
+        }
+        let mut targets: Vec<u32> = Vec::new();
+        for &(_, t) in &moves {
+            if !targets.contains(&t) {
+                targets.push(t);
+            }
+        }
+        let mut group = std::mem::take(&mut self.entering);
+        for t in targets {
+            group.clear();
+            group.extend(moves.iter().filter(|m| m.1 == t).map(|m| m.0));
+            self.enter_group(w, node, t, &group);
+        }
+        self.entering = group;
+        self.moves = moves;
+    }
+
+    /// Lanes `lanes` of `w` move along `from → to`: `to`'s phis are
+    /// assigned (all from the old values), loop iterations counted.
+    fn enter_group(&mut self, w: &mut Warp, from: u32, to: u32, lanes: &[usize]) {
+        let target = &self.program.nodes[to as usize];
+        for &l in lanes {
+            w.lanes[l].env.standin = Standin::Low;
+        }
+        if !target.phis.is_empty() {
+            let mut values = std::mem::take(&mut self.phi_lanes);
+            values.resize_with(target.phis.len(), Vec::new);
+            {
+                let envs: Vec<&Env> = lanes.iter().map(|&l| &w.lanes[l].env).collect();
+                for (p, out) in self.phi_tapes[to as usize].iter().zip(values.iter_mut()) {
+                    match p.iter().find(|i| i.0 == from) {
+                        Some((_, tape)) => {
+                            tape.eval_lanes(&envs, out, &mut self.values);
+                            self.evaluations += tape.cost() * lanes.len() as u64;
+                        }
+                        None => {
+                            out.clear();
+                            out.resize(lanes.len(), None);
+                        }
+                    }
+                }
+            }
+            for (p, vals) in target.phis.iter().zip(values.iter()) {
+                for (&l, v) in lanes.iter().zip(vals) {
+                    w.lanes[l].env.vars[p.var as usize] = *v;
+                }
+            }
+            self.phi_lanes = values;
+        }
+        let back = self.shape.in_loop(to, to) && self.shape.in_loop(from, to);
+        for &l in lanes {
+            let lane = &mut w.lanes[l];
+            if back {
+                lane.trips[to as usize] += 1;
+            } else {
+                lane.trips[to as usize] = 0;
+            }
+            lane.at = to;
+        }
+    }
+
+    /// Where a lane goes from `node`: `None` when it returns.
+    fn exit_of(&mut self, lane: &mut Lane, node: u32) -> Option<u32> {
+        match &self.program.nodes[node as usize].exit {
+            Exit::Return | Exit::Stop => None,
+            Exit::Jump(t) => Some(*t),
+            Exit::Branch {
+                cond,
+                then,
+                otherwise,
+            } => Some(self.branch(lane, node, cond, *then, *otherwise)),
+            Exit::Switch { on, cases, default } => {
+                lane.env.standin = Standin::Absent;
+                let v = eval(on, &lane.env);
+                Some(
+                    v.and_then(|v| cases.iter().find(|c| c.0 == v).map(|c| c.1))
+                        .unwrap_or(*default),
+                )
+            }
+        }
+    }
+
+    fn branch(
+        &mut self,
+        lane: &mut Lane,
+        node: u32,
+        cond: &Cond,
+        then: u32,
+        otherwise: u32,
+    ) -> u32 {
+        // A loop's exit test: the budget may end the loop.
+        let leaves = |to: u32| self.shape.exited_loop(node, to);
+        let exit = match (leaves(then), leaves(otherwise)) {
+            (Some(h), None) => Some((h, then, otherwise)),
+            (None, Some(h)) => Some((h, otherwise, then)),
+            _ => None,
+        };
+        lane.env.standin = Standin::Absent;
+        let known = eval_cond(cond, &lane.env).map(|c| if c { then } else { otherwise });
+        let Some((header, out, stay)) = exit else {
+            return known.unwrap_or(self.guarded[node as usize]);
+        };
+        let done = lane.trips[header as usize] + 1;
+        if done >= self.budget.iterations && known == Some(stay) {
+            self.truncated = Some(format!(
+                "loops cut at {} iterations per entry",
+                self.budget.iterations
+            ));
+            return out;
+        }
+        known.unwrap_or(if done >= self.budget.unknown_trip {
+            out
+        } else {
+            stay
+        })
+    }
+}
