@@ -840,6 +840,7 @@ impl Walk<'_> {
         };
         budget.charge(result.spent);
         out.report.budget.extend(result.budget);
+        let robust = result.simulated.robust.as_ref().map(|r| r.scenarios.len());
         out.report.simulated = Some(result.simulated);
         if set.keep_traces {
             out.trace = Some(result.trace);
@@ -870,10 +871,17 @@ impl Walk<'_> {
             else {
                 continue;
             };
-            let reason = format!(
-                "auto: {} gives the least simulated L2->L1 traffic for the kernel",
-                decision.name()
-            );
+            let reason = match robust {
+                Some(n) => format!(
+                    "auto: {} in the assignment with the least worst-case regret in simulated \
+                     L2->L1 traffic over {n} hardware scenarios",
+                    decision.name()
+                ),
+                None => format!(
+                    "auto: {} gives the least simulated L2->L1 traffic for the kernel",
+                    decision.name()
+                ),
+            };
             set.set_decision(out, entry, load, decision, reason);
         }
     }

@@ -101,6 +101,36 @@ pub struct Simulated {
     /// What the model's run cost, in the units of its budgets.
     #[serde(default)]
     pub cost: ModelCost,
+    /// How `auto`'s choice fares under each scenario of what the hardware
+    /// may do (issue 19); absent unless `auto` chose.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub robust: Option<Robustness>,
+}
+
+/// `auto`'s choice weighed over the scenarios (`decide::robust`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct Robustness {
+    /// Which candidate was chosen (`search (nominal)`, `cache-all`, ...).
+    pub chosen: String,
+    /// Its largest ratio to the best candidate of a scenario, and where.
+    pub worst_ratio: f64,
+    pub worst_scenario: String,
+    /// Scenarios under which another candidate would be better by more
+    /// than the tie margin: the assumptions the decision hinges on.
+    pub hinges_on: Vec<String>,
+    pub scenarios: Vec<ScenarioFigure>,
+}
+
+/// One scenario's figures.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct ScenarioFigure {
+    pub name: String,
+    /// The chosen assignment's L2->L1 bytes in it.
+    pub l2_bytes: u64,
+    /// The fewest bytes any candidate reaches in it, and which one.
+    pub best_bytes: u64,
+    pub best: String,
+    pub ratio: f64,
 }
 
 /// The work of one kernel's model, in the units its budgets count.
@@ -144,6 +174,10 @@ pub struct LoadModel {
     /// when every one was bounded (`Trace::bounded`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unknown_within: Option<u64>,
+    /// Scenarios under which the best assignment found decides this load
+    /// the other way (`auto` only; issue 19).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hinges_on: Vec<String>,
 }
 
 /// Global loads of one function in the final PTX.
@@ -474,6 +508,21 @@ impl Simulated {
         if let Some(cut) = &self.truncated {
             let _ = writeln!(s, "  simulation cut: {cut}");
         }
+        if let Some(r) = &self.robust {
+            let _ = writeln!(
+                s,
+                "  auto over {} scenarios: chose {}; worst {:.3}x the best ({}); hinges on: {}",
+                r.scenarios.len(),
+                r.chosen,
+                r.worst_ratio,
+                r.worst_scenario,
+                if r.hinges_on.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    r.hinges_on.join(", ")
+                }
+            );
+        }
     }
 }
 
@@ -501,6 +550,10 @@ fn in_kernel_lines(row: &[&LoadReport]) -> Vec<String> {
         sum(|m| m.l2_bytes)
     )];
     out.extend(distinct("hits", models.iter().flat_map(|m| &m.hits_from)));
+    out.extend(distinct(
+        "would flip under",
+        models.iter().flat_map(|m| &m.hinges_on),
+    ));
     out
 }
 

@@ -4,7 +4,8 @@
 //!
 //! `auto` starts from the best of three complete choices (the paper's
 //! conservative decisions, cache everything, cache nothing), then tries
-//! flipping one load at a time, keeping a flip only when the total drops,
+//! flipping one load at a time, keeping a flip only when the total drops
+//! (or, under sector fill, when a flip to cache ties: issue 19, fact 4),
 //! and repeats while a pass improves (at most [`MAX_PASSES`] passes), then
 //! tries caching pairs of bypassed loads together: a bounded local search, so its result is never above `cache-all`,
 //! `cache-none` or `conservative` on the simulated trace.
@@ -133,11 +134,23 @@ pub fn model_within(
     let none = search.bytes(&vec![false; n])?;
     let cons = search.bytes(&choice(conservative))?;
     let aggr = search.bytes(&choice(aggressive))?;
-    let starts = [
-        (cons, choice(conservative)),
-        (all, vec![l1_usable; n]),
-        (none, vec![false; n]),
-    ];
+    // Ties go to cache under sector fill (issue 19, fact 4): caching a load
+    // there never fetches more than bypassing it, and a wrong bypass can
+    // cost the whole reuse factor; `min_by_key` keeps the first minimum.
+    let prefer_cache = config.fill == Fill::Sector;
+    let starts = if prefer_cache {
+        [
+            (all, vec![l1_usable; n]),
+            (cons, choice(conservative)),
+            (none, vec![false; n]),
+        ]
+    } else {
+        [
+            (cons, choice(conservative)),
+            (all, vec![l1_usable; n]),
+            (none, vec![false; n]),
+        ]
+    };
     let (mut best, mut auto) = starts
         .into_iter()
         .min_by_key(|s| s.0)
@@ -160,7 +173,7 @@ pub fn model_within(
                 (best, auto) = (b, pinned);
             }
         }
-        (best, auto) = search.improve(best, auto, &unknown, config.fill == Fill::Line)?;
+        (best, auto) = search.improve(best, auto, &unknown, config.fill)?;
     }
     let sim = search.l1.run_requests(trace, &requests, &auto)?;
     Ok(KernelModel {
@@ -239,7 +252,7 @@ impl Search<'_> {
         mut best: u64,
         mut auto: Vec<bool>,
         pinned: &[usize],
-        line_fill: bool,
+        fill: Fill,
     ) -> Result<(u64, Vec<bool>), L1Error> {
         let decided: Vec<usize> = (self.trace.instructions.iter().enumerate())
             .filter(|(i, ins)| ins.kind == Kind::Load && self.executed(*i) && !pinned.contains(i))
@@ -253,9 +266,13 @@ impl Search<'_> {
                 }
                 auto[i] = !auto[i];
                 let b = self.bytes(&auto)?;
-                if b < best {
+                // Under sector fill a flip to cache that ties is kept
+                // (fact 4); `improved` counts strict drops only, so the
+                // passes still end.
+                let tie_to_cache = fill == Fill::Sector && auto[i] && b == best;
+                if b < best || tie_to_cache {
+                    improved |= b < best;
                     best = b;
-                    improved = true;
                 } else {
                     auto[i] = !auto[i];
                 }
@@ -264,7 +281,7 @@ impl Search<'_> {
                 break;
             }
         }
-        if !line_fill {
+        if fill != Fill::Line {
             return Ok((best, auto));
         }
         self.pairs(best, auto, &decided)

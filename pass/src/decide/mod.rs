@@ -4,3 +4,4 @@
 pub mod forced;
 pub mod kernel_model;
 pub mod policy;
+pub mod robust;

@@ -38,21 +38,26 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use crate::decide::kernel_model::{l2_bytes_of, model_within, KernelModel, SearchCut, SearchLimit};
+use crate::decide::kernel_model::{
+    l2_bytes_of, model_within, KernelModel, SearchCut, SearchLimit, Verdicts,
+};
+use crate::decide::robust::{weigh, Assumption, Candidate, Scenario, NEAR};
 use crate::decide::policy::Decision;
 use crate::facts::geometry::Dim3;
 use crate::facts::memory::Memory;
 use crate::gpu::generation::{Arch, CacheOp, Model};
-use crate::gpu::hardware::{Fill as HwFill, GlobalLoads, Hardware};
-use crate::gpu::occupancy::occupancy;
+use crate::gpu::hardware::{DataCache, Fill as HwFill, GlobalLoads, Hardware};
+use crate::gpu::occupancy::{occupancy, Occupancy};
 use crate::llvm::ir::Value;
 use crate::model::kernel_trace::{
     kernel_program, resident_blocks, KernelProgram, Scope, TracedLoad,
 };
-use crate::model::l1sim::{Bypass, Fill, L1Config, Provenance, StorePolicy};
+use crate::model::l1sim::{Bypass, Fill, L1Config, L1Error, Provenance, StorePolicy};
 use crate::model::trace::Trace;
 use crate::model::walk::{walk_limited, Budget, Cut, Launch, Limits, DEFAULT_BUDGET};
-use crate::report::{BudgetHit, LoadModel, ModelCost, PolicyTraffic, Simulated};
+use crate::report::{
+    BudgetHit, LoadModel, ModelCost, PolicyTraffic, Robustness, ScenarioFigure, Simulated,
+};
 
 /// The model's work in the units its budgets count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -334,8 +339,26 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         simulated_accesses: grant.spend.simulated_accesses,
         deadline: Some(grant.deadline),
     };
-    let m = model_within(&trace, config, [&verdicts(0), &verdicts(1)], usable, limit)
+    let (cons, aggr) = (verdicts(0), verdicts(1));
+    let mut m = model_within(&trace, config, [&cons, &aggr], usable, limit)
         .map_err(|e| NoModel::Error(e.to_string()))?;
+    let robust = if k.auto && usable && m.cut.is_none() {
+        let scenarios = scenarios(hw, &occ, config, &trace, None);
+        let r = robust_choice(&scenarios, &m, [&cons, &aggr], usable, limit)
+            .map_err(|e| NoModel::Error(e.to_string()))?;
+        if r.choice != m.auto {
+            let sim = crate::model::l1sim::simulate(&trace, &config, &r.choice)
+                .map_err(|e| NoModel::Error(e.to_string()))?;
+            m.bytes.auto = sim.loads.l2_bytes;
+            m.instructions = sim.instructions;
+            m.auto = r.choice.clone();
+        }
+        m.simulations += r.simulations;
+        m.simulated_accesses += r.simulated_accesses;
+        Some(r)
+    } else {
+        None
+    };
     // What the build emits: the fixed decisions, the model's for the rest
     // (auto) or the target's default (another policy).
     let emitted: Vec<bool> = (program.entries.iter().enumerate())
@@ -396,8 +419,17 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         occ.carveout.map_or("fixed".into(), |c| format!("{c} B")),
         l1_bytes
     );
+    let mut loads = load_models(&program, &trace, &m, k.loads);
+    if let Some(r) = &robust {
+        for (i, entry) in program.entries.iter().enumerate() {
+            let Some(l) = entry.and_then(|e| loads.get_mut(&e)) else {
+                continue;
+            };
+            l.0.hinges_on = r.hinges.get(i).cloned().unwrap_or_default();
+        }
+    }
     Ok(SmResult {
-        loads: load_models(&program, &trace, &m, k.loads),
+        loads,
         simulated: Simulated {
             scope: "sm".into(),
             blocks: trace.blocks,
@@ -418,10 +450,190 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
                 simulations: m.simulations,
                 simulated_accesses: spent.simulated_accesses,
             },
+            robust: robust.map(|r| r.report),
         },
         trace,
         spent,
         budget,
+    })
+}
+
+/// The scenarios `auto` weighs (issue 19; `decide::robust`): the nominal
+/// L1 and trace, then each open question answered the other way, one at a
+/// time. `rr` is the round-robin trace when the walk made one.
+fn scenarios<'t>(
+    hw: &Hardware,
+    occ: &Occupancy,
+    config: L1Config,
+    trace: &'t Trace,
+    rr: Option<&'t Trace>,
+) -> Vec<Scenario<'t>> {
+    let nominal = Scenario {
+        assumption: Assumption::Nominal,
+        trace,
+        config,
+    };
+    let mut out = vec![];
+    if let Some(rr) = rr {
+        out.push(Scenario {
+            assumption: Assumption::RoundRobin,
+            trace: rr,
+            config,
+        });
+    }
+    // Capacities stay whole sets of lines, as `L1::new` requires.
+    let unit = u64::from(config.line_bytes) * u64::from(config.ways.unwrap_or(1));
+    let sized = |bytes: u64| -> Option<u32> {
+        let b = bytes / unit * unit;
+        (b >= unit && b < u64::from(config.capacity_bytes)).then(|| b as u32)
+    };
+    if let (DataCache::Unified { bytes, carveouts }, Some(c)) = (hw.data_cache, occ.carveout) {
+        // The runtime may pick a larger carveout than the smallest that
+        // holds the blocks' shared memory (the carveout is a preference,
+        // CUDA Guide "Shared Memory" for 7.x); one step up. A step down
+        // would not hold the shared memory: the model's carveout is the
+        // smallest that does (`occupancy`).
+        if let Some(next) = carveouts.iter().find(|&&x| x > c) {
+            if let Some(l1) = sized(bytes.saturating_sub(*next)) {
+                out.push(Scenario {
+                    assumption: Assumption::LargerCarveout { l1_bytes: l1 },
+                    trace,
+                    config: L1Config {
+                        capacity_bytes: l1,
+                        ..config
+                    },
+                });
+            }
+        }
+    }
+    // MT4G measured effective L1 4-10 % below the nominal size; 8 %.
+    if let Some(l1) = sized(u64::from(config.capacity_bytes) * 92 / 100) {
+        out.push(Scenario {
+            assumption: Assumption::EffectiveL1 { l1_bytes: l1 },
+            trace,
+            config: L1Config {
+                capacity_bytes: l1,
+                ..config
+            },
+        });
+    }
+    if config.bypass == Bypass::NoAllocate {
+        out.push(Scenario {
+            assumption: Assumption::NoAllocateMisses,
+            trace,
+            config: L1Config {
+                bypass: Bypass::SkipL1,
+                ..config
+            },
+        });
+    }
+    std::iter::once(nominal).chain(out).collect()
+}
+
+/// `auto`'s choice weighed over the scenarios, for the build and the report.
+struct RobustChoice {
+    choice: Vec<bool>,
+    /// Per trace instruction: the scenarios that would flip it.
+    hinges: Vec<Vec<String>>,
+    report: Robustness,
+    simulations: u32,
+    simulated_accesses: u64,
+}
+
+/// Searches each scenario (within an equal share of what the nominal
+/// search left of `limit`), then weighs those results with the complete
+/// choices over every scenario.
+fn robust_choice(
+    scenarios: &[Scenario],
+    nominal: &KernelModel,
+    [cons, aggr]: [&Verdicts; 2],
+    usable: bool,
+    limit: SearchLimit,
+) -> Result<RobustChoice, L1Error> {
+    let n = nominal.auto.len();
+    let default = scenarios[0].config.default_load_allocates;
+    let choice = |v: &Verdicts| -> Vec<bool> {
+        (0..n)
+            .map(|i| v.get(i).copied().flatten().unwrap_or(default) && usable)
+            .collect()
+    };
+    let mut candidates = vec![Candidate {
+        origin: "search (nominal)".into(),
+        cached: nominal.auto.clone(),
+    }];
+    let mut simulations = 0;
+    let mut spent = 0u64;
+    let left = limit
+        .simulated_accesses
+        .saturating_sub(nominal.simulated_accesses);
+    // Half of what is left for the scenario searches, half for weighing.
+    let share = left / 2 / (scenarios.len().max(2) as u64 - 1);
+    for s in &scenarios[1..] {
+        let sub = SearchLimit {
+            simulated_accesses: share,
+            deadline: limit.deadline,
+        };
+        let m = model_within(s.trace, s.config, [cons, aggr], usable, sub)?;
+        simulations += m.simulations;
+        spent += m.simulated_accesses;
+        candidates.push(Candidate {
+            origin: format!("search ({})", s.assumption.name()),
+            cached: m.auto,
+        });
+    }
+    for (origin, cached) in [
+        ("cache-all", vec![usable; n]),
+        ("cache-none", vec![false; n]),
+        ("conservative", choice(cons)),
+        ("aggressive", choice(aggr)),
+    ] {
+        candidates.push(Candidate {
+            origin: origin.into(),
+            cached,
+        });
+    }
+    let weigh_limit = SearchLimit {
+        simulated_accesses: left.saturating_sub(spent),
+        deadline: limit.deadline,
+    };
+    let prefer_cache = scenarios[0].config.fill == Fill::Sector;
+    let w = weigh(&candidates, scenarios, prefer_cache, weigh_limit)?;
+    let chosen = &candidates[w.chosen];
+    let mut hinges = vec![Vec::new(); n];
+    let mut hinges_on = Vec::new();
+    let figures = (scenarios.iter().enumerate())
+        .map(|(s, sc)| {
+            let best = w.best_in(s);
+            let ratio = w.regret(w.chosen, s);
+            if ratio > 1.0 + NEAR {
+                hinges_on.push(sc.assumption.name());
+                for (i, h) in hinges.iter_mut().enumerate() {
+                    if candidates[best].cached[i] != chosen.cached[i] {
+                        h.push(sc.assumption.name());
+                    }
+                }
+            }
+            ScenarioFigure {
+                name: sc.assumption.name(),
+                l2_bytes: w.bytes[w.chosen][s],
+                best_bytes: w.best[s],
+                best: candidates[best].origin.clone(),
+                ratio,
+            }
+        })
+        .collect();
+    Ok(RobustChoice {
+        choice: chosen.cached.clone(),
+        hinges,
+        report: Robustness {
+            chosen: chosen.origin.clone(),
+            worst_ratio: w.worst,
+            worst_scenario: scenarios[w.worst_scenario].assumption.name(),
+            hinges_on,
+            scenarios: figures,
+        },
+        simulations: simulations + w.simulations,
+        simulated_accesses: spent + w.simulated_accesses,
     })
 }
 
@@ -483,6 +695,7 @@ fn load_models(
                     l2_bytes: r.counts.l2_bytes,
                     hits_from: hit_sources(&r.from, trace),
                     unknown_within: trace.bounded_span(i as u32),
+                    hinges_on: Vec::new(),
                 },
                 cache,
             ),

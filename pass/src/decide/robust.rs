@@ -1,0 +1,351 @@
+//! Decisions under uncertainty (issue 19, design.md §6 "Decisions under
+//! uncertainty"): `auto`'s choice is the assignment of cache/bypass to the
+//! kernel's loads with the least worst-case regret over a set of
+//! [`Scenario`]s, each one plausible answer to a question the hardware
+//! documentation leaves open (the warp order, the carveout the driver picks,
+//! the effective L1 size, whether `.L1::no_allocate` loads hit lines others
+//! allocated, whether Volta+ stores allocate, the set index).
+//!
+//! Regret of an assignment in a scenario: its simulated L2→L1 bytes over
+//! the fewest bytes any candidate assignment reaches in that scenario (1.0:
+//! the best there). The chosen assignment minimises the largest regret over
+//! the scenarios. Candidates are what the search found under each scenario
+//! plus the complete choices (cache-all, cache-none, the paper's); the best
+//! of each scenario is taken over the same candidates, so a regret is
+//! measured against something the model did find, never guessed.
+//!
+//! Near-ties: on sector-fill parts (Maxwell onward) caching a load never
+//! fetches more bytes than bypassing it, while a wrong bypass can cost the
+//! whole reuse factor, so among candidates within [`NEAR`] of the least
+//! worst-case regret the one that caches the most loads wins. On line-fill
+//! parts (Fermi) the first such candidate (the nominal scenario's search
+//! result) wins.
+//!
+//! What this file does not do: build scenarios (`model::sm_model` knows the
+//! hardware and the launch) or search (`kernel_model`). Pure: traces,
+//! configurations and candidates in; bytes and a choice out.
+
+use crate::decide::kernel_model::SearchLimit;
+use crate::model::l1sim::{L1Config, L1Error, Requests, L1};
+use crate::model::trace::Trace;
+
+/// Two worst-case regrets within this fraction of each other are a tie.
+pub const NEAR: f64 = 0.01;
+
+/// One open question about the hardware, answered one way.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Assumption {
+    /// The model's own answers: greedy-then-oldest warp order, the smallest
+    /// carveout that holds the blocks' shared memory at its nominal size,
+    /// no_allocate loads hit present sectors, stores do not allocate, the
+    /// set index the hardware table gives.
+    Nominal,
+    /// Warps interleave loose round-robin (GPGPU-Sim's `lrr`).
+    RoundRobin,
+    /// The driver picks the next larger carveout: L1 has `l1_bytes`.
+    LargerCarveout { l1_bytes: u32 },
+    /// L1 holds less than nominal: MT4G measured effective L1 sizes 4–10 %
+    /// below NVIDIA's figures; `l1_bytes` is 8 % below.
+    EffectiveL1 { l1_bytes: u32 },
+    /// `.L1::no_allocate` loads do not hit lines other loads allocated (the
+    /// PTX ISA only says "do not allocate"; GPGPU-Sim treats them as `.cg`).
+    NoAllocateMisses,
+    /// Stores allocate in L1 (Accel-Sim's write-policy microbenchmark on
+    /// Volta–Ampere; its own tested config says no-allocate).
+    StoresAllocate,
+    /// `sets` sets with a linear index (line number mod sets), Accel-Sim's
+    /// microbenchmark figure for Volta, instead of full associativity.
+    Sets { sets: u32 },
+}
+
+impl Assumption {
+    /// The scenario's name in the report.
+    pub fn name(&self) -> String {
+        match self {
+            Assumption::Nominal => "nominal".into(),
+            Assumption::RoundRobin => "round-robin warp order".into(),
+            Assumption::LargerCarveout { l1_bytes } => {
+                format!("next larger carveout (L1 {l1_bytes} B)")
+            }
+            Assumption::EffectiveL1 { l1_bytes } => {
+                format!("effective L1 8% below nominal ({l1_bytes} B)")
+            }
+            Assumption::NoAllocateMisses => "no_allocate loads do not hit".into(),
+            Assumption::StoresAllocate => "stores allocate in L1".into(),
+            Assumption::Sets { sets } => format!("{sets} sets, linear index"),
+        }
+    }
+}
+
+/// One scenario: a trace (its warp order) and an L1 that answers the
+/// open questions one way.
+pub struct Scenario<'t> {
+    pub assumption: Assumption,
+    pub trace: &'t Trace,
+    pub config: L1Config,
+}
+
+/// An assignment to weigh: per trace instruction, whether it allocates in
+/// L1 (meaningful for decided loads; the others are the same in every
+/// candidate).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    /// Where it comes from, for the report: `search (nominal)`, `cache-all`...
+    pub origin: String,
+    pub cached: Vec<bool>,
+}
+
+/// The weighing.
+#[derive(Clone, Debug)]
+pub struct Weighed {
+    /// Index of the chosen candidate.
+    pub chosen: usize,
+    /// `bytes[c][s]`: candidate `c`'s L2→L1 bytes in scenario `s`.
+    pub bytes: Vec<Vec<u64>>,
+    /// Per scenario, the least bytes of any candidate.
+    pub best: Vec<u64>,
+    /// The chosen candidate's largest regret, and in which scenario.
+    pub worst: f64,
+    pub worst_scenario: usize,
+    pub simulations: u32,
+    pub simulated_accesses: u64,
+}
+
+impl Weighed {
+    /// Candidate `c`'s regret in scenario `s`.
+    pub fn regret(&self, c: usize, s: usize) -> f64 {
+        ratio(self.bytes[c][s], self.best[s])
+    }
+
+    /// The candidate with the fewest bytes in scenario `s` (the first on a
+    /// tie, which is the earliest search result).
+    pub fn best_in(&self, s: usize) -> usize {
+        (0..self.bytes.len())
+            .min_by_key(|&c| self.bytes[c][s])
+            .unwrap_or(0)
+    }
+}
+
+/// `bytes` over `best`, 1.0 when both are zero.
+pub fn ratio(bytes: u64, best: u64) -> f64 {
+    if best == 0 {
+        if bytes == 0 {
+            1.0
+        } else {
+            f64::INFINITY
+        }
+    } else {
+        bytes as f64 / best as f64
+    }
+}
+
+/// Simulates every candidate in every scenario and picks the one with the
+/// least worst-case regret (near-ties as the module doc says). Candidates
+/// that are equal are simulated once. Stops adding simulations past
+/// `limit`; a candidate it could not simulate in every scenario is not
+/// chosen (the first candidate always is simulated).
+pub fn weigh(
+    candidates: &[Candidate],
+    scenarios: &[Scenario],
+    prefer_cache: bool,
+    limit: SearchLimit,
+) -> Result<Weighed, L1Error> {
+    let mut simulations = 0u32;
+    let mut simulated_accesses = 0u64;
+    let mut bytes: Vec<Vec<u64>> = vec![Vec::new(); candidates.len()];
+    let mut complete = vec![false; candidates.len()];
+    for (s, sc) in scenarios.iter().enumerate() {
+        let mut l1 = L1::new(sc.config)?;
+        let requests: Requests = l1.requests(sc.trace)?;
+        for (c, cand) in candidates.iter().enumerate() {
+            if bytes[c].len() != s {
+                continue;
+            }
+            if let Some(same) = (0..c).find(|&d| candidates[d].cached == cand.cached) {
+                if bytes[same].len() > s {
+                    let b = bytes[same][s];
+                    bytes[c].push(b);
+                    continue;
+                }
+            }
+            let over = simulated_accesses + sc.trace.thread_accesses() > limit.simulated_accesses
+                || limit
+                    .deadline
+                    .is_some_and(|d| std::time::Instant::now() >= d);
+            if c > 0 && over {
+                continue;
+            }
+            simulations += 1;
+            simulated_accesses += sc.trace.thread_accesses();
+            let b = l1.run_requests(sc.trace, &requests, &cand.cached)?.loads.l2_bytes;
+            bytes[c].push(b);
+        }
+    }
+    for (c, b) in bytes.iter().enumerate() {
+        complete[c] = b.len() == scenarios.len();
+    }
+    let best: Vec<u64> = (0..scenarios.len())
+        .map(|s| {
+            (0..candidates.len())
+                .filter(|&c| complete[c])
+                .map(|c| bytes[c][s])
+                .min()
+                .unwrap_or(0)
+        })
+        .collect();
+    let worst_of = |c: usize| -> (f64, usize) {
+        (0..scenarios.len())
+            .map(|s| (ratio(bytes[c][s], best[s]), s))
+            .fold((1.0, 0), |a, b| if b.0 > a.0 { b } else { a })
+    };
+    let least = (0..candidates.len())
+        .filter(|&c| complete[c])
+        .map(|c| worst_of(c).0)
+        .fold(f64::INFINITY, f64::min);
+    let near: Vec<usize> = (0..candidates.len())
+        .filter(|&c| complete[c] && worst_of(c).0 <= least * (1.0 + NEAR))
+        .collect();
+    let cached_count = |c: usize| candidates[c].cached.iter().filter(|&&x| x).count();
+    let chosen = if prefer_cache {
+        // The most caching; among those, the least regret; then the first.
+        *near
+            .iter()
+            .max_by(|&&a, &&b| {
+                cached_count(a)
+                    .cmp(&cached_count(b))
+                    .then(worst_of(b).0.total_cmp(&worst_of(a).0))
+                    .then(b.cmp(&a))
+            })
+            .unwrap_or(&0)
+    } else {
+        near.first().copied().unwrap_or(0)
+    };
+    let (worst, worst_scenario) = worst_of(chosen);
+    Ok(Weighed {
+        chosen,
+        bytes,
+        best,
+        worst,
+        worst_scenario,
+        simulations,
+        simulated_accesses,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::l1sim::{Bypass, L1Config};
+    use crate::model::trace::{Event, Instruction, Kind};
+
+    /// One warp, one lane, reading the given addresses with one load
+    /// instruction per address list entry (instruction index = position).
+    fn trace(reads: &[(u32, u64)], instructions: u32) -> Trace {
+        let mut t = Trace {
+            instructions: (0..instructions)
+                .map(|i| Instruction {
+                    kind: Kind::Load,
+                    site: format!("1:{i}"),
+                })
+                .collect(),
+            blocks: 1,
+            warps_per_block: 1,
+            ..Trace::default()
+        };
+        let mut executions = vec![0u32; instructions as usize];
+        for &(inst, addr) in reads {
+            let e = Event {
+                inst,
+                block: 0,
+                warp: 0,
+                execution: executions[inst as usize],
+                bytes: 4,
+                start: 0,
+                lanes: 1,
+                unknown: false,
+            };
+            executions[inst as usize] += 1;
+            t.push(e, &[addr]);
+        }
+        t
+    }
+
+    #[test]
+    fn least_worst_regret_beats_the_nominal_best() {
+        // Load 0 reads sector 0 of line 0; load 1 then reads the same
+        // sector twice. Sector fill, 32 B per miss, one line of L1.
+        // Candidate A caches load 0 only, B caches both.
+        // Nominal (no_allocate probes): A = 32 (load 0 misses, load 1 hits
+        // twice on what load 0 allocated); B = 32. Best 32.
+        // no_allocate misses (skip L1): A = 32 + 2 x 32 = 96; B = 32.
+        // Regrets: A max(32/32, 96/32) = 3.0; B 1.0. B is chosen.
+        let t = trace(&[(0, 0), (1, 0), (1, 0)], 2);
+        let nominal = L1Config::sector_fill(128);
+        let skip = L1Config {
+            bypass: Bypass::SkipL1,
+            ..nominal
+        };
+        let scenarios = [
+            Scenario {
+                assumption: Assumption::Nominal,
+                trace: &t,
+                config: nominal,
+            },
+            Scenario {
+                assumption: Assumption::NoAllocateMisses,
+                trace: &t,
+                config: skip,
+            },
+        ];
+        let cands = [
+            Candidate {
+                origin: "A".into(),
+                cached: vec![true, false],
+            },
+            Candidate {
+                origin: "B".into(),
+                cached: vec![true, true],
+            },
+        ];
+        let w = weigh(&cands, &scenarios, false, SearchLimit::NONE).unwrap();
+        assert_eq!(w.bytes, vec![vec![32, 96], vec![32, 32]]);
+        assert_eq!(w.best, vec![32, 32]);
+        assert_eq!(w.chosen, 1);
+        assert_eq!(w.worst, 1.0);
+        // A's regret hinges on the no_allocate question.
+        assert_eq!(w.regret(0, 1), 3.0);
+        assert_eq!(w.best_in(0), 0);
+    }
+
+    #[test]
+    fn near_ties_go_to_cache_on_sector_fill_only() {
+        // One load reading two different sectors once each: caching or
+        // not, 2 x 32 = 64 B. A tie: sector fill picks the caching
+        // candidate (index 1), line fill the first (index 0).
+        let t = trace(&[(0, 0), (0, 32)], 1);
+        let cands = [
+            Candidate {
+                origin: "bypass".into(),
+                cached: vec![false],
+            },
+            Candidate {
+                origin: "cache".into(),
+                cached: vec![true],
+            },
+        ];
+        let sc = |config| {
+            [Scenario {
+                assumption: Assumption::Nominal,
+                trace: &t,
+                config,
+            }]
+        };
+        let sector = weigh(&cands, &sc(L1Config::sector_fill(1024)), true, SearchLimit::NONE);
+        assert_eq!(sector.unwrap().chosen, 1);
+        // Line fill: caching fetches the 128 B line once (128 B) against
+        // 2 x 32 = 64 B bypassed, so bypass is simply better.
+        let line = weigh(&cands, &sc(L1Config::line_fill(1024)), false, SearchLimit::NONE).unwrap();
+        assert_eq!(line.bytes, vec![vec![64], vec![128]]);
+        assert_eq!(line.chosen, 0);
+    }
+}
