@@ -102,7 +102,7 @@ fn section<'a>(text: &'a str, name: &str) -> &'a str {
     &rest[..end]
 }
 
-/// Table rows (not the header, the model's figures, `why:`/`note:`/`inlined
+/// Table rows (not the header, the model's figures and scenarios, `why:`/`note:`/`inlined
 /// at` lines or left-alone loads) of a text section, their runs of blanks
 /// squeezed.
 fn rows(section: &str) -> Vec<String> {
@@ -111,6 +111,7 @@ fn rows(section: &str) -> Vec<String> {
         .filter(|l| l.starts_with("  ") && !l.starts_with("      "))
         .filter(|l| !l.starts_with("  left alone at "))
         .filter(|l| !l.starts_with("  simulated on one SM") && !l.starts_with("  L2->L1 bytes"))
+        .filter(|l| !l.starts_with("  auto over "))
         .skip(1)
         .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
         .collect()

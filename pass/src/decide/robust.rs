@@ -100,8 +100,11 @@ pub struct Candidate {
 pub struct Weighed {
     /// Index of the chosen candidate.
     pub chosen: usize,
-    /// `bytes[c][s]`: candidate `c`'s L2→L1 bytes in scenario `s`.
+    /// `bytes[c][s]`: candidate `c`'s L2→L1 bytes in scenario `s`; a
+    /// candidate the limit cut has fewer entries (see `complete`).
     pub bytes: Vec<Vec<u64>>,
+    /// Whether candidate `c` was simulated in every scenario.
+    pub complete: Vec<bool>,
     /// Per scenario, the least bytes of any candidate.
     pub best: Vec<u64>,
     /// The chosen candidate's largest regret, and in which scenario.
@@ -112,15 +115,19 @@ pub struct Weighed {
 }
 
 impl Weighed {
-    /// Candidate `c`'s regret in scenario `s`.
+    /// Candidate `c`'s regret in scenario `s` (infinite where the limit
+    /// left it unsimulated).
     pub fn regret(&self, c: usize, s: usize) -> f64 {
-        ratio(self.bytes[c][s], self.best[s])
+        self.bytes[c]
+            .get(s)
+            .map_or(f64::INFINITY, |&b| ratio(b, self.best[s]))
     }
 
     /// The candidate with the fewest bytes in scenario `s` (the first on a
     /// tie, which is the earliest search result).
     pub fn best_in(&self, s: usize) -> usize {
         (0..self.bytes.len())
+            .filter(|&c| self.complete[c])
             .min_by_key(|&c| self.bytes[c][s])
             .unwrap_or(0)
     }
@@ -177,7 +184,10 @@ pub fn weigh(
             }
             simulations += 1;
             simulated_accesses += sc.trace.thread_accesses();
-            let b = l1.run_requests(sc.trace, &requests, &cand.cached)?.loads.l2_bytes;
+            let b = l1
+                .run_requests(sc.trace, &requests, &cand.cached)?
+                .loads
+                .l2_bytes;
             bytes[c].push(b);
         }
     }
@@ -224,6 +234,7 @@ pub fn weigh(
     Ok(Weighed {
         chosen,
         bytes,
+        complete,
         best,
         worst,
         worst_scenario,
@@ -340,11 +351,22 @@ mod tests {
                 config,
             }]
         };
-        let sector = weigh(&cands, &sc(L1Config::sector_fill(1024)), true, SearchLimit::NONE);
+        let sector = weigh(
+            &cands,
+            &sc(L1Config::sector_fill(1024)),
+            true,
+            SearchLimit::NONE,
+        );
         assert_eq!(sector.unwrap().chosen, 1);
         // Line fill: caching fetches the 128 B line once (128 B) against
         // 2 x 32 = 64 B bypassed, so bypass is simply better.
-        let line = weigh(&cands, &sc(L1Config::line_fill(1024)), false, SearchLimit::NONE).unwrap();
+        let line = weigh(
+            &cands,
+            &sc(L1Config::line_fill(1024)),
+            false,
+            SearchLimit::NONE,
+        )
+        .unwrap();
         assert_eq!(line.bytes, vec![vec![64], vec![128]]);
         assert_eq!(line.chosen, 0);
     }

@@ -41,8 +41,8 @@ use std::time::{Duration, Instant};
 use crate::decide::kernel_model::{
     l2_bytes_of, model_within, KernelModel, SearchCut, SearchLimit, Verdicts,
 };
-use crate::decide::robust::{weigh, Assumption, Candidate, Scenario, NEAR};
 use crate::decide::policy::Decision;
+use crate::decide::robust::{weigh, Assumption, Candidate, Scenario, NEAR};
 use crate::facts::geometry::Dim3;
 use crate::facts::memory::Memory;
 use crate::gpu::generation::{Arch, CacheOp, Model};
@@ -85,18 +85,20 @@ pub struct ModelBudget {
 /// (`matmul_global_tiles.cu`), 5.3 M simulated accesses (`btree_search.cu`);
 /// per module 0.86 M thread-accesses, 34.2 M evaluation steps, 5.7 M
 /// simulated accesses. Each budget is at least 2.4 times those, so no
-/// figure of them changes; the module's bound a file of many heavy kernels
+/// figure of them changes (the search budgets were raised fourfold when
+/// `auto` began weighing scenarios, issue 19: each scenario's search costs
+/// about what the nominal one does); the module's bound a file of many heavy kernels
 /// (`testdata/stress/hash_loops.cu`) to a fraction of a second.
 pub const DEFAULT_MODEL_BUDGET: ModelBudget = ModelBudget {
     kernel: Spend {
         thread_accesses: DEFAULT_BUDGET.accesses,
         evaluation_steps: 1 << 26,
-        simulated_accesses: 1 << 24,
+        simulated_accesses: 1 << 26,
     },
     module: Spend {
         thread_accesses: 1 << 21,
         evaluation_steps: 1 << 27,
-        simulated_accesses: 1 << 25,
+        simulated_accesses: 1 << 27,
     },
     // A last resort, far above the normal cost (the slowest testdata file's
     // whole model takes well under a second).
@@ -566,8 +568,9 @@ fn robust_choice(
     let left = limit
         .simulated_accesses
         .saturating_sub(nominal.simulated_accesses);
-    // Half of what is left for the scenario searches, half for weighing.
-    let share = left / 2 / (scenarios.len().max(2) as u64 - 1);
+    // Each scenario's search may cost what the nominal one did, within
+    // half of what is left; the other half is for weighing.
+    let share = (left / 2 / (scenarios.len().max(2) as u64 - 1)).min(nominal.simulated_accesses);
     for s in &scenarios[1..] {
         let sub = SearchLimit {
             simulated_accesses: share,
@@ -615,7 +618,7 @@ fn robust_choice(
             }
             ScenarioFigure {
                 name: sc.assumption.name(),
-                l2_bytes: w.bytes[w.chosen][s],
+                l2_bytes: w.bytes[w.chosen].get(s).copied().unwrap_or(0),
                 best_bytes: w.best[s],
                 best: candidates[best].origin.clone(),
                 ratio,
