@@ -5,6 +5,13 @@
 //! accesses that do. K = 0 is temporal locality; larger K is spatial
 //! locality at a distance of K bytes. N runs over [`NS`], K over [`KS`].
 //!
+//! The paper writes |Y − X| < K; this module counts |Y − X| ≤ K, so that
+//! K = 0 is temporal locality as a curve of its own. The two differ only
+//! at distance exactly K: for 4-byte aligned accesses, where every
+//! distance is a multiple of 4, K = 4 here is the paper's K = 8 (distance
+//! 0 or 4), K = 8 its K = 12, and so on. Figures compared with the paper's
+//! must shift K accordingly (issue 19, fact 11).
+//!
 //! The streams come from a [`Trace`] at three levels ([`Level`]): one warp,
 //! one block (its warps interleaved as the SM issues them) and the SM (every
 //! co-resident block). Every event of the trace counts (loads, stores,
