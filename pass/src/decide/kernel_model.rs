@@ -161,7 +161,8 @@ pub fn model_within(
         // that never lowers another access's hits (an LRU hit is a stack
         // distance below the capacity, and extra lines only lengthen
         // distances), and under line fill it also fetches whole lines.
-        // It is bypassed, and the search leaves it there.
+        // It is bypassed when that saves bytes (or ties under line fill),
+        // and the search leaves it there.
         let unknown = search.unknown_only();
         if unknown.iter().any(|&i| auto[i]) {
             let mut pinned = auto.clone();
@@ -169,7 +170,10 @@ pub fn model_within(
                 pinned[i] = false;
             }
             let b = search.bytes(&pinned)?;
-            if b <= best {
+            // Under sector fill a tie stays cached (fact 4): a gather's
+            // synthetic addresses show no reuse, but the real indices may
+            // have some (fact 12), and caching it fetches nothing more.
+            if b < best || (b == best && !prefer_cache) {
                 (best, auto) = (b, pinned);
             }
         }

@@ -584,6 +584,35 @@ fn robust_choice(
             cached: m.auto,
         });
     }
+    // One more candidate: the search with every open question answered
+    // against caching at once (the smallest L1 of any scenario, bypassing
+    // loads that never hit). It finds assignments that cache only what fits
+    // everywhere, which no single scenario's search needs to.
+    let pessimistic = L1Config {
+        capacity_bytes: (scenarios.iter())
+            .map(|s| s.config.capacity_bytes)
+            .min()
+            .unwrap_or(scenarios[0].config.capacity_bytes),
+        bypass: if scenarios.iter().any(|s| s.config.bypass == Bypass::SkipL1) {
+            Bypass::SkipL1
+        } else {
+            scenarios[0].config.bypass
+        },
+        ..scenarios[0].config
+    };
+    if scenarios.len() > 2 && !scenarios.iter().any(|s| s.config == pessimistic) {
+        let sub = SearchLimit {
+            simulated_accesses: share,
+            deadline: limit.deadline,
+        };
+        let m = model_within(scenarios[0].trace, pessimistic, [cons, aggr], usable, sub)?;
+        simulations += m.simulations;
+        spent += m.simulated_accesses;
+        candidates.push(Candidate {
+            origin: "search (every open question against caching)".into(),
+            cached: m.auto,
+        });
+    }
     for (origin, cached) in [
         ("cache-all", vec![usable; n]),
         ("cache-none", vec![false; n]),

@@ -1,0 +1,134 @@
+//! Issue 19: `auto` decides by least worst-case regret over scenarios of
+//! what the hardware may do, and near-ties go to cache where caching never
+//! fetches more (sector fill). Inputs: `testdata/robust/`, each a program
+//! with its host launch, compiled for sm_80 (A100: 108 SMs, 2,048 threads
+//! and 32 blocks per SM, 192 KB unified L1/shared with carveouts 0, 8, 16,
+//! 32, 64, 100, 132, 164 KB, 1 KB of shared memory reserved per block;
+//! 128-byte lines of four 32-byte sectors).
+
+mod common;
+
+use std::process::Command;
+
+use common::*;
+use serde_json::Value;
+
+fn report(file: &str) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.json");
+    let out = run(Command::new(driver())
+        .arg(testdata("robust").join(file))
+        .arg("--cuda-gpu-arch=sm_80")
+        .arg("--cache-report=json")
+        .arg(format!("--cache-report-file={}", report.display()))
+        .arg("-c")
+        .arg("-o")
+        .arg(dir.path().join("k.o")));
+    assert!(out.status.success(), "{}", text(&out).1);
+    serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap()
+}
+
+fn kernel<'a>(r: &'a Value, name: &str) -> &'a Value {
+    (r["kernels"].as_array().unwrap().iter())
+        .find(|k| k["name"].as_str().unwrap().starts_with(&format!("{name}(")))
+        .unwrap_or_else(|| panic!("no kernel {name} in {r}"))
+}
+
+fn bytes(k: &Value, policy: &str) -> u64 {
+    k["simulated"]["traffic_bytes"][policy].as_u64().unwrap()
+}
+
+fn decisions(k: &Value) -> Vec<&str> {
+    (k["loads"].as_array().unwrap().iter())
+        .map(|l| l["decision"].as_str().unwrap())
+        .collect()
+}
+
+fn scenario<'a>(k: &'a Value, prefix: &str) -> &'a Value {
+    (k["simulated"]["robust"]["scenarios"].as_array().unwrap().iter())
+        .find(|s| s["name"].as_str().unwrap().starts_with(prefix))
+        .unwrap_or_else(|| panic!("no scenario {prefix} in {k}"))
+}
+
+/// Fact 4: ties go to cache on sector-fill parts.
+#[test]
+fn a_thrashing_row_walk_ties_and_is_cached() {
+    // rolled_rows<<<864, 256>>>(a, out, 32) on sm_80: 8 blocks of 8 warps
+    // per SM (2,048 threads), the SM runs blocks 0, 108, ..., 756. Each
+    // lane sums its own 128-byte row (w = 32 from the host launch), one
+    // float per iteration: a warp reads one sector in each of 32 lines per
+    // iteration, so over the 32 iterations cache-none fetches
+    // 64 warps x 32 iterations x 32 lanes x 32 B = 2,097,152 B.
+    let r = report("rolled_rows.cu");
+    let k = kernel(&r, "rolled_rows");
+    assert_eq!(bytes(k, "cache_none"), 2_097_152, "{k}");
+    // Caching a sector-filled load never fetches more than bypassing it.
+    assert!(bytes(k, "cache_all") <= bytes(k, "cache_none"), "{k}");
+    // So the row load is cached, whether or not the interleaving lets a
+    // line survive until its warp's next iteration (under round-robin it
+    // does not: 64 warps x 32 lines = 2,048 lines pass between two reads
+    // of one line, more than the 1,472 lines of L1 at the 8 KB carveout
+    // that the 8 blocks' 8 KB of reserved shared memory need).
+    assert_eq!(decisions(k), ["cache"], "{k}");
+    assert_eq!(k["simulated"]["l1_bytes"], 188_416);
+}
+
+/// Fact 5: no decision may rely on `.L1::no_allocate` loads hitting lines
+/// other loads allocated.
+#[test]
+fn an_unrolled_row_walk_does_not_rely_on_no_allocate_hits() {
+    // row_walk<<<108, 256>>>: one block per SM, 8 warps; each lane reads
+    // 32 floats 16 B apart in its own 512-byte row: 16 sectors, each read
+    // by two of the 32 load instructions.
+    // cache-all: 8 warps x 32 lanes x 16 sectors x 32 B = 131,072 B.
+    // cache-none: 32 loads x 8 warps x 32 lanes x 32 B = 262,144 B.
+    // Caching the first read of each sector and bypassing the second costs
+    // 131,072 B if the bypassing read hits the sector the first allocated,
+    // and 16 x 8,192 + 16 x 8,192 = 262,144 B (2x) if it does not.
+    let r = report("row_walk.cu");
+    let k = kernel(&r, "row_walk");
+    assert_eq!(bytes(k, "cache_all"), 131_072, "{k}");
+    assert_eq!(bytes(k, "cache_none"), 262_144, "{k}");
+    let d = decisions(k);
+    assert!(d.iter().all(|&d| d == "cache"), "{d:?}");
+    assert_eq!(bytes(k, "auto"), 131_072);
+    let miss = scenario(k, "no_allocate loads do not hit");
+    assert_eq!(miss["l2_bytes"], 131_072, "{k}");
+    assert_eq!(k["simulated"]["robust"]["worst_ratio"], 1.0, "{k}");
+}
+
+/// Fact 6: the L1 size is uncertain (carveout, effective size).
+#[test]
+fn a_sweep_near_the_l1_size_is_decided_for_every_l1_size() {
+    // sweep<<<108, 1024>>>: one block of 32 warps per SM; two sweeps over
+    // 46 columns, a warp reading one 128-byte line per column: 46 x 32 =
+    // 1,472 lines (184 KB) per sweep. Two blocks fit an SM (warps), whose
+    // reserved shared memory (2 x 1 KB) takes the 8 KB carveout: L1 =
+    // 192 - 8 = 184 KB = 188,416 B, exactly the sweep.
+    let r = report("l1_size.cu");
+    let k = kernel(&r, "sweep");
+    assert_eq!(k["simulated"]["l1_bytes"], 188_416);
+    // cache-none: 2 x 1,472 x 128 = 376,832 B; cache-all at the nominal
+    // size keeps the whole sweep: 1,472 x 128 = 188,416 B.
+    assert_eq!(bytes(k, "cache_none"), 376_832, "{k}");
+    assert_eq!(bytes(k, "cache_all"), 188_416, "{k}");
+    // The scenarios: the next larger carveout (16 KB: L1 176 KB = 180,224
+    // B) and 8 % below nominal (188,416 x 0.92 = 173,342, rounded down to
+    // whole lines: 1,354 x 128 = 173,312 B). Both hold fewer lines than
+    // the sweep, so under LRU cache-all misses on every access there.
+    let larger = scenario(k, "next larger carveout");
+    assert_eq!(larger["name"], "next larger carveout (L1 180224 B)");
+    let effective = scenario(k, "effective L1");
+    assert_eq!(effective["name"], "effective L1 8% below nominal (173312 B)");
+    // Caching half of the columns (736 lines, which fit every scenario's
+    // L1) costs 376,832 - 736 x 128 = 282,624 B in each; no assignment
+    // fetches less than one sweep, 188,416 B; so that assignment's regret
+    // is at most 282,624 / 188,416 = 1.5 anywhere, and the least
+    // worst-case regret is at most that.
+    let worst = k["simulated"]["robust"]["worst_ratio"].as_f64().unwrap();
+    assert!(worst <= 1.5 + 1e-9, "{k}");
+    // The decision is not to bypass everything (regret 2 at nominal).
+    assert!(decisions(k).contains(&"cache"), "{k}");
+    // Whatever it caches fits: it does not depend on the nominal size.
+    assert!(bytes(k, "auto") <= 282_624, "{k}");
+}
