@@ -2,8 +2,8 @@
 //! L2→L1 bytes of one SM under each policy, and `auto`, the choice of each
 //! load's operator that minimises them for the whole kernel.
 //!
-//! `auto` starts from the best of three complete choices (the paper's
-//! conservative decisions, cache everything, cache nothing), then tries
+//! `auto` starts from the best of four complete choices (the paper's
+//! conservative and aggressive decisions, cache everything, cache nothing), then tries
 //! flipping one load at a time, keeping a flip only when the total drops
 //! (or, under sector fill, when a flip to cache ties: issue 19, fact 4),
 //! and repeats while a pass improves (at most [`MAX_PASSES`] passes), then
@@ -13,7 +13,7 @@
 //! The search may be bounded ([`SearchLimit`], issue 16): the four complete
 //! choices and the `unknown` pinning always run; past the limit the flips
 //! and pairs stop and `auto` keeps the best choice found so far, which is
-//! still never above the three starts. The result says that it stopped.
+//! still never above the four starts. The result says that it stopped.
 //!
 //! Pure: trace, L1 configuration and the paper's verdicts in; figures and
 //! choices out. No IR, no report text.
@@ -142,6 +142,7 @@ pub fn model_within(
         [
             (all, vec![l1_usable; n]),
             (cons, choice(conservative)),
+            (aggr, choice(aggressive)),
             (none, vec![false; n]),
         ]
     } else {
@@ -149,12 +150,13 @@ pub fn model_within(
             (cons, choice(conservative)),
             (all, vec![l1_usable; n]),
             (none, vec![false; n]),
+            (aggr, choice(aggressive)),
         ]
     };
     let (mut best, mut auto) = starts
         .into_iter()
         .min_by_key(|s| s.0)
-        .expect("three starts");
+        .expect("four starts");
     if l1_usable {
         // A load whose every lane address is a synthetic unknown can hit
         // nothing, so caching it only adds lines no one reuses: under LRU

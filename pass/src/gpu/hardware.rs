@@ -26,6 +26,12 @@
 //!   memory per block.
 //! - *Whitepaper*: the architecture whitepaper / product datasheet of the
 //!   part named in `l2_part`, for L2 sizes.
+//! - *Accel-Sim*: the Accel-Sim framework's Volta model
+//!   (`gpu-simulator/gpgpu-sim/configs/tested-cfgs/SM7_QV100`,
+//!   `-gpgpu_cache:dl1 S:4:128:64,...`: 4 sets of 128 B lines, ways
+//!   following the carveout), tuned with its own microbenchmarks. One
+//!   tool's reading, not an NVIDIA statement: kept apart as
+//!   `measured_sets`, for scenarios only.
 //!
 //! Where the sources disagree or say nothing, the entry says which
 //! assumption it makes.
@@ -73,7 +79,8 @@ pub enum Fill {
     /// Only the 32-byte sectors of the line that the request touched.
     Sectors,
     /// The whole line (Fermi/Kepler-style cached loads; no supported part
-    /// does this, but the paper's model assumes it).
+    /// does this, but the paper's model assumes it, and a machine
+    /// description may say it).
     WholeLine,
 }
 
@@ -94,8 +101,14 @@ pub struct Hardware {
     /// Ways per set; `None` where NVIDIA documents none, to be modelled as
     /// fully associative over the stated capacity.
     pub associativity: Option<u32>,
+    /// Sets per L1 unit as a microbenchmark or simulator measured them,
+    /// with a linear index (line number mod sets) and the ways following
+    /// the capacity; uncertain (one tool's measurement), so the model uses
+    /// it as a scenario beside `associativity`, never in its place.
+    pub measured_sets: Option<u32>,
     /// Separate L1/texture units per SM, each serving a fixed part of its
-    /// warp schedulers; the L1 bytes above are the sum over them.
+    /// warp schedulers (a half SM on Maxwell/Pascal); the L1 bytes above are
+    /// the sum over them, and each unit caches only for its blocks.
     pub l1_slices: u32,
     /// Shared memory an SM can give to its blocks (the largest carveout).
     pub shared_per_sm: u64,
@@ -175,6 +188,7 @@ const COMMON: Hardware = Hardware {
     // Not documented for any part; microbenchmark papers disagree and the
     // set count changes with the carveout.
     associativity: None,
+    measured_sets: None,
     l1_slices: 1,
     shared_per_sm: 0,
     // Guide table: 48 KB per block on 5.x and 6.x.
@@ -240,6 +254,10 @@ const VOLTA: Hardware = Hardware {
     // Guide table: 96 KB per SM and per block on 7.0 and 7.2.
     shared_per_sm: 96 * KB,
     shared_per_block: 96 * KB,
+    // Accel-Sim's QV100 model: 4 sets, ways = L1 / (4 x 128 B). An Ampere
+    // config of the same tool (192 KB unified) keeps `S:4:128:64`; the model
+    // assumes 4 sets on every unified part. Uncertain: a scenario only.
+    measured_sets: Some(4),
     ..COMMON
 };
 
@@ -629,6 +647,18 @@ mod tests {
                 "sm_{}",
                 hw.sm
             );
+        }
+    }
+
+    #[test]
+    fn measured_sets_only_on_unified_parts() {
+        for hw in supported() {
+            let unified = matches!(hw.data_cache, DataCache::Unified { .. });
+            let want = if unified { Some(4) } else { None };
+            assert_eq!(hw.measured_sets, want, "sm_{}", hw.sm);
+            // Two L1/TEX units exactly on Maxwell/Pascal but GP100.
+            let two = hw.sm < 70 && hw.sm != 60;
+            assert_eq!(hw.l1_slices, if two { 2 } else { 1 }, "sm_{}", hw.sm);
         }
     }
 

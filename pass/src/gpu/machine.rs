@@ -438,13 +438,30 @@ fn check(lines: &Lines, hw: &Hardware) -> Result<(), Error> {
                 format!("the L1 of {l1} B{with} is not a whole number of {line} B lines; make it a multiple of line_bytes"),
             ));
         }
-        let lines_n = l1 / line;
+        // Each L1/TEX unit holds an equal share (`l1sim`'s slices).
+        let units = u64::from(hw.l1_slices);
+        if !(l1 / line).is_multiple_of(units) {
+            return Err(lines.error(
+                "l1_slices",
+                format!(
+                    "the {} lines of the {l1} B L1{with} do not split evenly over {units} L1 units; give l1_slices = 1, or an L1 of a multiple of {} B",
+                    l1 / line,
+                    line * units
+                ),
+            ));
+        }
+        let lines_n = l1 / line / units;
+        let of = if units == 1 {
+            String::new()
+        } else {
+            " in each L1 unit".to_string()
+        };
         if let Some(ways) = hw.associativity {
             if !lines_n.is_multiple_of(u64::from(ways)) {
                 return Err(lines.error(
                     "associativity",
                     format!(
-                        "{ways} ways do not divide the {lines_n} lines of the {l1} B L1{with}; give a divisor, or full"
+                        "{ways} ways do not divide the {lines_n} lines{of} of the {l1} B L1{with}; give a divisor, or full"
                     ),
                 ));
             }
@@ -581,7 +598,9 @@ mod tests {
             ("base = sm_52\nglobal_loads = yes", "m.txt:2: global_loads: 'yes'"),
             ("base = sm_52\nassociativity = some", "m.txt:2: associativity: 'some'"),
             ("base = sm_52\nl1_bytes = 1000", "m.txt:2: l1_bytes: the L1 of 1000 B is not a whole number of 128 B lines"),
-            ("base = sm_52\nassociativity = 5", "m.txt:2: associativity: 5 ways do not divide the 192 lines"),
+            // 24 KB = 192 lines, 96 in each of sm_52's 2 L1/TEX units.
+            ("base = sm_52\nassociativity = 5", "m.txt:2: associativity: 5 ways do not divide the 96 lines in each L1 unit"),
+            ("base = sm_52\nl1_bytes = 384", "m.txt: l1_slices: the 3 lines of the 384 B L1 do not split evenly over 2 L1 units"),
             ("base = sm_52\nline_bytes = 96", "m.txt:2: line_bytes: 96 is not a power of two"),
             ("base = sm_52\nsector_bytes = 256", "m.txt:2: sector_bytes: a 128 B line is not 1 to 32 sectors"),
             ("base = sm_70\ncarveouts = 0, 64K, 32K", "m.txt:2: carveouts: 32768 does not follow 65536"),

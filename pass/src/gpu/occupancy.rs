@@ -12,11 +12,15 @@
 //! allocation unit. The carveout is the model's own rule, stated at
 //! [`occupancy`].
 //!
+//! On the parts with partitioned global caching (sm_52, 53, 61, 62) a
+//! kernel that caches global loads in L1 runs each block on one half of the
+//! SM, which changes the block count: [`Occupancy::caching`] gives that
+//! launch, as the header's `cudaOccMaxBlocksPerSMWarpsLimit` and
+//! `cudaOccMaxBlocksPerSMRegsLimit` compute it under `PARTITIONED_GC_ON`.
+//!
 //! Deliberately not modelled: dynamic shared memory beyond what the caller
 //! adds to the static figure, the carveout preference attribute, several
-//! kernels sharing an SM, thread-block clusters, and the block count a
-//! partitioned-global-caching launch gets on Maxwell/Pascal (only whether
-//! caching survives is reported). No IR is read here.
+//! kernels sharing an SM, and thread-block clusters. No IR is read here.
 
 use std::fmt;
 
@@ -97,6 +101,39 @@ pub struct Occupancy {
     /// Memory": caching is skipped for launches whose blocks "consume too
     /// much of the SM's register file").
     pub l1_serves_global_loads: bool,
+    /// On opt-in parts where caching survives, the launch when the kernel
+    /// does cache global loads (partitioned global caching on): the fields
+    /// above describe the launch without it (no load cached in L1, the
+    /// driver's default). `None` elsewhere: there the fields above hold
+    /// either way.
+    pub caching: Option<Partitioned>,
+}
+
+/// A launch under partitioned global caching (`cuda_occupancy.h`,
+/// `PARTITIONED_GC_ON`): "a CTA can only use a SM partition (a half SM),
+/// and thus a half of the warp slots available per SM" and "a half of the
+/// registers available per SM"; each half holds `per_half` blocks, the SM
+/// twice that. The block-slot and shared-memory limits are the SM's, as in
+/// the header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Partitioned {
+    pub blocks_per_sm: u32,
+    pub limit: Limit,
+    pub limits: Limits,
+    /// L1 bytes of one half (the SM's L1/TEX unit of that half) over the
+    /// blocks it holds: the most any block of the launch shares with.
+    pub l1_bytes_per_block: u64,
+}
+
+impl Occupancy {
+    /// Blocks per SM when the kernel caches global loads in L1 (`cached`)
+    /// or not: they differ only under partitioned global caching.
+    pub fn blocks_per_sm(&self, cached: bool) -> u32 {
+        match (cached, self.caching) {
+            (true, Some(p)) => p.blocks_per_sm,
+            _ => self.blocks_per_sm,
+        }
+    }
 }
 
 /// A launch shape no SM of the architecture can run.
@@ -203,6 +240,18 @@ pub fn occupancy(
     }
     let (carveout, l1_bytes_per_sm) =
         carveout_and_l1(hw, u64::from(blocks_per_sm) * shared_bytes_per_block);
+    let serves = serves_global_loads(hw, registers_per_warp, warps_per_block);
+    let caching = (serves && hw.global_loads == GlobalLoads::OptIn)
+        .then(|| {
+            partitioned(
+                hw,
+                limits,
+                registers_per_warp,
+                warps_per_block,
+                l1_bytes_per_sm,
+            )
+        })
+        .flatten();
     Ok(Occupancy {
         blocks_per_sm,
         limit,
@@ -214,7 +263,50 @@ pub fn occupancy(
         carveout,
         l1_bytes_per_sm,
         l1_bytes_per_block: l1_bytes_per_sm / u64::from(blocks_per_sm),
-        l1_serves_global_loads: serves_global_loads(hw, registers_per_warp, warps_per_block),
+        l1_serves_global_loads: serves,
+        caching,
+    })
+}
+
+/// The launch with partitioned global caching on, as the header computes
+/// it: warps `(max_warps / 2) / warps_per_block × 2`; registers
+/// `(warps one sub-partition holds × sub-partitions / 2) / warps_per_block
+/// × 2`; blocks and shared memory as without. `None` when a block does not
+/// fit a half (the header then turns caching off; `serves_global_loads`
+/// has said so already) or the SM has no two halves.
+fn partitioned(
+    hw: &Hardware,
+    whole: Limits,
+    registers_per_warp: u64,
+    warps: u32,
+    l1_bytes_per_sm: u64,
+) -> Option<Partitioned> {
+    let half_warps = hw.max_warps_per_sm / 2;
+    let half_partitions = u64::from(hw.register_partitions / 2);
+    let registers = match registers_per_warp {
+        0 => u32::MAX,
+        r => {
+            let per_partition = u64::from(hw.registers_per_sm / hw.register_partitions.max(1));
+            saturate(per_partition / r * half_partitions / u64::from(warps) * 2)
+        }
+    };
+    let limits = Limits {
+        warps: half_warps / warps * 2,
+        registers,
+        ..whole
+    };
+    let (blocks_per_sm, limit) = binding(limits);
+    if blocks_per_sm == 0 {
+        return None;
+    }
+    // Blocks alternate between the L1 units (`l1sim`'s slices), so a unit
+    // holds at most ceil(blocks / units) of them.
+    let halves = u64::from(hw.l1_slices.max(1));
+    Some(Partitioned {
+        blocks_per_sm,
+        limit,
+        limits,
+        l1_bytes_per_block: l1_bytes_per_sm / halves / u64::from(blocks_per_sm).div_ceil(halves),
     })
 }
 
@@ -454,6 +546,46 @@ mod tests {
                 .unwrap()
                 .l1_serves_global_loads
         );
+    }
+
+    /// Issue 19, fact 9: `cuda_occupancy.h` under `PARTITIONED_GC_ON`.
+    #[test]
+    fn partitioned_global_caching_confines_a_block_to_half_an_sm() {
+        // sm_52, 96 threads = 3 warps, 32 registers = 1,024 per warp.
+        // Without caching: warps 64 / 3 = 21; registers: a sub-partition
+        // holds 16,384 / 1,024 = 16 warps, x 4 = 64 -> 21; blocks 32 -> 21,
+        // warp-bound (tie named as warps).
+        // With caching: warps (64 / 2) / 3 = 10 per half, x 2 = 20;
+        // registers 16 x (4 / 2) = 32 per half / 3 = 10, x 2 = 20 -> 20.
+        // L1: each half's 24 KB / 2 = 12,288 B over ceil(20 / 2) = 10
+        // blocks = 1,228 B.
+        let occ = occupancy(hw(52), 96, Some(32), 0).unwrap();
+        assert_eq!((occ.blocks_per_sm, occ.limit), (21, Limit::Warps));
+        let p = occ.caching.unwrap();
+        assert_eq!((p.blocks_per_sm, p.limit), (20, Limit::Warps));
+        assert_eq!((p.limits.warps, p.limits.registers), (20, 20));
+        assert_eq!(p.l1_bytes_per_block, 1_228);
+        assert_eq!(
+            (occ.blocks_per_sm(false), occ.blocks_per_sm(true)),
+            (21, 20)
+        );
+        // sm_61, 640 threads = 20 warps: 64 / 20 = 3 blocks without; with,
+        // (32 / 20) x 2 = 2 (registers: 32 / 20 = 1, x 2 = 2). Each half's
+        // 48 KB / 2 = 24 KB serves ceil(2 / 2) = 1 block.
+        let occ = occupancy(hw(61), 640, Some(32), 0).unwrap();
+        assert_eq!(occ.blocks_per_sm, 3);
+        let p = occ.caching.unwrap();
+        assert_eq!(p.blocks_per_sm, 2);
+        assert_eq!(p.l1_bytes_per_block, 24 * KB);
+        // A block that does not fit a half: caching off, no partitioned launch
+        // (1,024 threads x 64 registers, see below).
+        assert_eq!(occupancy(hw(52), 1024, Some(64), 0).unwrap().caching, None);
+        // No partitioning where plain loads cache by default, or never do.
+        for sm in [50, 60, 70, 90] {
+            let occ = occupancy(hw(sm), 96, Some(32), 0).unwrap();
+            assert_eq!(occ.caching, None, "sm_{sm}");
+            assert_eq!(occ.blocks_per_sm(true), occ.blocks_per_sm, "sm_{sm}");
+        }
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! share one SM. The walk and the cache simulation that follow are pure.
 //!
 //! In the trace: the loads the analysis decided (`Kind::Load`, one entry per
-//! report row), global loads it leaves at the target's default
-//! (`FixedLoad`: read-only and constant-table reads), and stores and atomics
+//! report row), global loads it leaves as they are (`ReadOnly`: read through
+//! `ld.global.nc`, which allocates in L1/TEX on every modelled part;
+//! `FixedLoad`: the rest, at the target's default), and stores and atomics
 //! to provably global memory. Not in it: shared, local, constant and param
 //! accesses (they do not pass through L1's global path), and volatile or
 //! atomic loads (left alone, and rare in the simulated part).
@@ -14,7 +15,7 @@ use std::collections::HashMap;
 
 use crate::facts::address::{Context, Folder};
 use crate::facts::geometry::Dim3;
-use crate::facts::global_loads::{classify_pointer, Read, Skip};
+use crate::facts::global_loads::{classify_pointer, is_read_only, Read, Skip};
 use crate::llvm::ir::{DataLayout, Opcode, Value};
 use crate::model::control::program;
 use crate::model::program::Program;
@@ -60,8 +61,10 @@ pub fn kernel_program(
         globals: scope.globals,
         bound,
     });
+    // The analysis asks the same of its loads (`analysis::operator_for`).
+    let invariant_kind = function.module().md_kind("invariant.load");
     let mut memory = |inst: Value| {
-        let (kind, ptr, bytes) = access(inst, &decided, scope)?;
+        let (kind, ptr, bytes) = access(inst, &decided, scope, invariant_kind)?;
         let index = instructions.len() as u32;
         let (line, column) = inst.debug_line_col();
         instructions.push(Instruction {
@@ -84,6 +87,7 @@ fn access(
     inst: Value,
     decided: &HashMap<Value, usize>,
     scope: &Scope,
+    invariant_kind: u32,
 ) -> Option<(Kind, Value, u32)> {
     let global = |ptr: Value| classify_pointer(ptr, scope.kernels, scope.whole_program).is_ok();
     if let Some(read) = Read::of(inst, scope.layout) {
@@ -97,7 +101,16 @@ fn access(
             read.classify(scope.kernels, scope.whole_program),
             Ok(()) | Err(Skip::CopyLoop(_))
         );
-        return plain.then_some((Kind::FixedLoad, read.ptr, bytes));
+        // A load the backend writes as `ld.global.nc` (the analysis' own
+        // test: never a copy) takes the read-only path whatever the target's
+        // default for plain loads.
+        let read_only = !read.is_copy && is_read_only(inst, scope.kernels, invariant_kind);
+        let kind = if read_only {
+            Kind::ReadOnly
+        } else {
+            Kind::FixedLoad
+        };
+        return plain.then_some((kind, read.ptr, bytes));
     }
     match inst.opcode()? {
         Opcode::LLVMStore => {

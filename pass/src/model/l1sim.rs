@@ -2,17 +2,27 @@
 //! model of its L1 data cache and counts, per memory instruction, line
 //! requests, sector hits and misses, the bytes the SM pulls from L2, and who
 //! filled each sector it hits. The cache is set-associative (or fully
-//! associative) with true LRU over 128 B lines; a load miss fills the whole
-//! line (Fermi) or only the missing 32 B sectors (Volta and later); stores and
-//! atomics follow the generation's policy; a load that does not allocate
-//! either probes L1 (`.L1::no_allocate`) or skips it (`.cg`).
+//! associative) with true LRU over 128 B lines and a linear set index (line
+//! number mod sets); a load miss fills the whole line (Fermi) or only the
+//! missing 32 B sectors (Maxwell and later); stores and atomics follow the
+//! generation's policy; a load that does not allocate either probes L1
+//! (`.L1::no_allocate`) or skips it (`.cg`); a read-only (`.nc`) load always
+//! allocates. An SM whose L1 is several units (Maxwell/Pascal: two L1/TEX
+//! units, one per half SM) is simulated as that many independent caches,
+//! each of an equal share of the capacity with its own LRU state; the
+//! blocks are dealt to them by slot ([`L1Config::slices`]).
 //!
 //! It deliberately models no time: no MSHRs or in-flight miss merging, no
-//! bank conflicts, no L2, no separate texture/read-only path, no eviction
-//! priorities beyond "allocate or not". Events are replayed in trace order,
-//! and the lanes of one event coalesce into one request per line. It reads no
-//! IR and decides nothing: the caller says which loads allocate and which
-//! generation's rules apply ([`L1Config`]).
+//! bank conflicts, no L2, no separate texture path beside L1 (read-only data
+//! shares the one L1/TEX array), no eviction priorities beyond "allocate or
+//! not". Events are replayed in trace order, and the lanes of one event
+//! coalesce into one request per line. It reads no IR and decides nothing:
+//! the caller says which loads allocate and which generation's rules apply
+//! ([`L1Config`]; `l1_config` builds it from the hardware facts). Its tests
+//! are in `l1sim_tests.rs`. The file stays above 800 lines (about 1,100) on
+//! purpose: the tag state, its line index and the coalescer are private
+//! parts of one replay loop tuned together (`auto` replays a trace many
+//! times); the next split, if it grows, is the coalescer.
 
 use std::fmt;
 
@@ -36,10 +46,13 @@ pub enum Fill {
     /// VSE, "Memory Statistics - Caches").
     Line,
     /// Only the missing sectors; the line frame is still taken whole, so
-    /// capacity is occupied in lines. Volta and later: "On miss the cache will
-    /// only fetch the unique 32 byte sectors that missed. The full cache line
-    /// is not automatically fetched from L2" (NVIDIA developer forums, thread
-    /// "Pascal L1 cache", reply on Volta; design.md §6).
+    /// capacity is occupied in lines. Maxwell and Pascal: "For all Maxwell -
+    /// Pascal the L1/TEX cache line size is 128B consisting of 4 32B sectors.
+    /// On a load miss only the 32B sectors in the cache line that were
+    /// accessed are loaded from L2" (NVIDIA developer forums, thread "Pascal
+    /// L1 cache", NVIDIA staff, post 12; MT4G measures a 32 B fetch on a
+    /// Quadro P6000). Volta and later: "On miss the cache will only fetch the
+    /// unique 32 byte sectors that missed" (same thread, post 14).
     Sector,
 }
 
@@ -61,10 +74,25 @@ pub enum StorePolicy {
     /// NVIDIA document found that states it): a store updates the sectors
     /// that are present, which stay valid with their recency unchanged, and
     /// allocates nothing on a miss. Atomics invalidate the touched sectors.
+    /// Accel-Sim's tested Volta configuration models an L1 that does not
+    /// keep written data for later loads in this sense.
     UpdateSectors,
+    /// Volta and later, the other reading: write-through *with* write
+    /// allocation, as Accel-Sim's L1 write-policy microbenchmark reports on
+    /// Volta to Ampere (issue 19; one tool's measurement, not an NVIDIA
+    /// statement). A store takes a frame for its line on a miss (evicting the
+    /// set's LRU line), makes the sectors it writes valid without fetching
+    /// anything (assumption: a later load of a written sector hits, even if
+    /// the store wrote only part of it) and makes the line most recently
+    /// used. Atomics invalidate the touched sectors as under `UpdateSectors`.
+    /// A scenario for decisions that must hold either way.
+    AllocateSectors,
 }
 
-/// What a load that does not allocate does in L1.
+/// What a load that does not allocate does in L1. Whether a
+/// `.L1::no_allocate` load really hits lines other loads allocated is not
+/// documented beyond the PTX ISA sentence below; a decision that must hold
+/// either way simulates `NoAllocate` (it probes) and `SkipL1` (it does not).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bypass {
     /// `.L1::no_allocate`. PTX ISA, eviction priorities: "Do not allocate
@@ -87,13 +115,26 @@ pub struct L1Config {
     pub line_bytes: u32,
     /// Sector size: a power of two.
     pub sector_bytes: u32,
-    /// Ways per set; `None` is fully associative.
+    /// Ways per set; `None` is fully associative. Sets are then the lines
+    /// of one slice over the ways; [`L1Config::with_sets`] gives a set count
+    /// instead, for any capacity.
     pub ways: Option<u32>,
+    /// Independent L1 units sharing `capacity_bytes` equally, each with its
+    /// own sets and LRU state (Maxwell/Pascal: 2, one L1/TEX unit per half
+    /// SM; otherwise 1). Block slot `b` of the trace uses unit `b % slices`:
+    /// the model's assumption, since the block scheduler's placement is not
+    /// documented; alternating puts consecutive co-resident blocks on
+    /// different halves, as an SM filling both halves evenly would. With
+    /// partitioned global caching a block runs on one half only
+    /// (`cuda_occupancy.h`), so its loads meet only its half's L1. A store
+    /// or atomic acts on its own unit only (L1 is not coherent).
+    pub slices: u32,
     pub fill: Fill,
     pub stores: StorePolicy,
     pub bypass: Bypass,
-    /// Whether a load the tool does not decide (`Kind::FixedLoad`), or a
-    /// decided load the caller gives no answer for, allocates in L1 on this
+    /// Whether a load the tool does not decide (`Kind::FixedLoad`; not
+    /// `Kind::ReadOnly`, which always allocates), or a decided load the
+    /// caller gives no answer for, allocates in L1 on this
     /// target: true where plain `ld.global` caches in L1 (Fermi with the
     /// default `-dlcm=ca`, sm_60, Volta and later), false where it does not
     /// (Kepler, Maxwell, sm_61 without opting in; design.md §6).
@@ -108,6 +149,7 @@ impl L1Config {
             line_bytes: LINE_BYTES,
             sector_bytes: SECTOR_BYTES,
             ways: None,
+            slices: 1,
             fill: Fill::Line,
             stores: StorePolicy::EvictLine,
             bypass: Bypass::SkipL1,
@@ -126,6 +168,28 @@ impl L1Config {
         }
     }
 
+    /// This L1 with `sets` sets per slice and a linear set index: the ways
+    /// are what the capacity holds, `capacity / (slices × sets × line)`, and
+    /// the capacity is trimmed to whole sets (an effective capacity a few
+    /// per cent below nominal need not be a multiple of them). Accel-Sim
+    /// models Volta's L1 so, 4 sets whose ways follow the carveout.
+    pub fn with_sets(self, sets: u32) -> Result<L1Config, L1Error> {
+        let set_bytes = u64::from(self.line_bytes) * u64::from(sets) * u64::from(self.slices);
+        let ways = u64::from(self.capacity_bytes)
+            .checked_div(set_bytes)
+            .filter(|&w| w > 0)
+            .ok_or(L1Error::Capacity {
+                capacity_bytes: self.capacity_bytes,
+                set_bytes,
+            })?;
+        // ways × set_bytes <= capacity_bytes, which is a u32.
+        Ok(L1Config {
+            capacity_bytes: (ways * set_bytes) as u32,
+            ways: Some(ways as u32),
+            ..self
+        })
+    }
+
     fn geometry(&self) -> Result<Geometry, L1Error> {
         for (what, bytes) in [("line", self.line_bytes), ("sector", self.sector_bytes)] {
             if !bytes.is_power_of_two() {
@@ -139,18 +203,28 @@ impl L1Config {
                 sector_bytes: self.sector_bytes,
             });
         }
-        let lines = self.capacity_bytes / self.line_bytes;
+        if self.slices == 0 || self.slices > MAX_SLICES {
+            return Err(L1Error::Slices {
+                slices: self.slices,
+            });
+        }
+        let slice_bytes = self.capacity_bytes / self.slices;
+        let lines = slice_bytes / self.line_bytes;
         let ways = self.ways.unwrap_or(lines);
-        let whole = self.capacity_bytes.is_multiple_of(self.line_bytes)
+        let whole = self.capacity_bytes.is_multiple_of(self.slices)
+            && slice_bytes.is_multiple_of(self.line_bytes)
             && ways > 0
             && lines.is_multiple_of(ways);
-        if !whole || lines == 0 || lines > MAX_LINES {
+        if !whole || lines == 0 || lines > MAX_LINES / self.slices {
             return Err(L1Error::Capacity {
                 capacity_bytes: self.capacity_bytes,
-                set_bytes: u64::from(self.line_bytes) * u64::from(ways.max(1)),
+                set_bytes: u64::from(self.line_bytes)
+                    * u64::from(ways.max(1))
+                    * u64::from(self.slices),
             });
         }
         Ok(Geometry {
+            slices: self.slices,
             sets: lines / ways,
             ways,
             sector_shift: self.sector_bytes.trailing_zeros(),
@@ -167,6 +241,9 @@ impl L1Config {
 /// More lines than any L1 has; keeps frame indices clear of [`NIL`].
 const MAX_LINES: u32 = 1 << 26;
 
+/// More L1 units per SM than any GPU has (Maxwell/Pascal have 2).
+const MAX_SLICES: u32 = 64;
+
 /// Why a simulation could not run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum L1Error {
@@ -179,10 +256,15 @@ pub enum L1Error {
         line_bytes: u32,
         sector_bytes: u32,
     },
-    /// The capacity is not a whole number of sets of `ways` lines.
+    /// The capacity is not a whole number of sets of `ways` lines in each
+    /// slice (`set_bytes` counts one set in every slice).
     Capacity {
         capacity_bytes: u32,
         set_bytes: u64,
+    },
+    /// No L1 units, or more than any GPU has.
+    Slices {
+        slices: u32,
     },
     /// A malformed trace: an event's instruction index is out of range.
     UnknownInstruction {
@@ -216,6 +298,9 @@ impl fmt::Display for L1Error {
                 "L1 capacity {capacity_bytes} B is not a whole number of {set_bytes} B sets \
                  (1 to 2^26 lines)"
             ),
+            L1Error::Slices { slices } => {
+                write!(f, "{slices} L1 units per SM: give 1 to {MAX_SLICES}")
+            }
             L1Error::UnknownInstruction { event, inst } => {
                 write!(
                     f,
@@ -340,7 +425,8 @@ impl L1 {
 
     /// Replays `trace` from a cold cache. `cached[i]` says whether the
     /// `Kind::Load` instruction `i` allocates in L1; an index past its end
-    /// takes `default_load_allocates`, as `Kind::FixedLoad` always does.
+    /// takes `default_load_allocates`, as `Kind::FixedLoad` always does;
+    /// `Kind::ReadOnly` always allocates.
     pub fn run(&mut self, trace: &Trace, cached: &[bool]) -> Result<Simulation, L1Error> {
         let requests = self.requests(trace)?;
         self.run_requests(trace, &requests, cached)
@@ -380,6 +466,7 @@ impl L1 {
             .map(|(i, ins)| match ins.kind {
                 Kind::Load => Action::Load(cached.get(i).copied().unwrap_or(default)),
                 Kind::FixedLoad => Action::Load(default),
+                Kind::ReadOnly => Action::Load(true),
                 Kind::Store => Action::Store,
                 Kind::Atomic => Action::Atomic,
             })
@@ -415,12 +502,18 @@ impl L1 {
         // Tallied per event, then added once: the counters stay in registers.
         let mut sectors = 0;
         let mut tally = Tally::default();
+        let g = self.cache.geometry;
+        let first_set = (who.block % g.slices) * g.sets;
         for &request in requests {
             sectors += count(request.sectors);
+            let set = first_set + (request.line % u64::from(g.sets)) as u32;
             tally += match action {
-                Action::Load(allocate) => self.cache.load(request, who, allocate, &mut result.from),
-                Action::Store => self.cache.store(request),
-                Action::Atomic => self.cache.atomic(request),
+                Action::Load(allocate) => {
+                    self.cache
+                        .load(request, set, who, allocate, &mut result.from)
+                }
+                Action::Store => self.cache.store(request, set, who),
+                Action::Atomic => self.cache.atomic(request, set),
             };
         }
         let counts = &mut result.counts;
@@ -472,6 +565,9 @@ enum Action {
 
 #[derive(Clone, Copy, Debug)]
 struct Geometry {
+    /// Independent units; each has `sets` sets.
+    slices: u32,
+    /// Sets per slice: set `s` of slice `k` is `k * sets + s` overall.
     sets: u32,
     ways: u32,
     /// log2 of the sector size.
@@ -536,9 +632,11 @@ struct Lru {
     tail: u32,
 }
 
-/// The tag state. Frames of set `s` are `s * ways .. (s + 1) * ways`; a hash
-/// index from line to frame makes lookup O(1) at any associativity, and
-/// per-set doubly linked lists make true LRU O(1).
+/// The tag state. Frames of set `s` (counted over all slices) are
+/// `s * ways .. (s + 1) * ways`; a hash index from line to frame makes
+/// lookup O(1) at any associativity, and per-set doubly linked lists make
+/// true LRU O(1). A line may sit in several slices at once: a frame is
+/// found by its line and its set, which names the slice.
 struct Cache {
     geometry: Geometry,
     fill: Fill,
@@ -555,7 +653,7 @@ struct Cache {
 
 impl Cache {
     fn new(config: &L1Config, geometry: Geometry) -> Cache {
-        let frames = (geometry.sets * geometry.ways) as usize;
+        let frames = (geometry.slices * geometry.sets * geometry.ways) as usize;
         let empty = Frame {
             line: 0,
             valid: 0,
@@ -576,7 +674,7 @@ impl Cache {
                     head: NIL,
                     tail: NIL
                 };
-                geometry.sets as usize
+                (geometry.slices * geometry.sets) as usize
             ],
             index: LineIndex::new(frames),
             evictions: 0,
@@ -608,9 +706,11 @@ impl Cache {
         }
     }
 
+    /// `set`: the request's set in its block's slice (`L1::replay`).
     fn load(
         &mut self,
         request: Request,
+        set: u32,
         who: Filler,
         allocate: bool,
         from: &mut Provenance,
@@ -621,7 +721,7 @@ impl Cache {
                 ..Tally::default()
             };
         }
-        let found = self.index.find(request.line, &self.frames);
+        let found = self.index.find(request.line, set, &self.frames);
         let frame = found.ok();
         let present = frame.map_or(0, |f| self.frames[f as usize].valid & request.sectors);
         let missing = request.sectors & !present;
@@ -632,7 +732,7 @@ impl Cache {
         let fetched = if missing == 0 {
             0
         } else if allocate {
-            let f = found.unwrap_or_else(|slot| self.allocate(request.line, slot));
+            let f = found.unwrap_or_else(|slot| self.allocate(request.line, set, slot));
             self.touch(f);
             self.fill(f, missing, who)
         } else {
@@ -645,23 +745,34 @@ impl Cache {
         }
     }
 
-    fn store(&mut self, request: Request) -> Tally {
-        let (f, hits) = self.find(request);
+    fn store(&mut self, request: Request, set: u32, who: Filler) -> Tally {
+        let found = self.index.find(request.line, set, &self.frames);
+        let present = found.map_or(0, |f| self.frames[f as usize].valid & request.sectors);
         let mut invalidated = 0;
-        if let (Some(f), StorePolicy::EvictLine) = (f, self.stores) {
-            invalidated = count(self.frames[f as usize].valid);
-            self.free(f);
+        match (found, self.stores) {
+            (Ok(f), StorePolicy::EvictLine) => {
+                invalidated = count(self.frames[f as usize].valid);
+                self.free(f);
+            }
+            // The present sectors take the new data and stay valid.
+            (_, StorePolicy::UpdateSectors) | (Err(_), StorePolicy::EvictLine) => {}
+            (found, StorePolicy::AllocateSectors) => {
+                let f = found.unwrap_or_else(|slot| self.allocate(request.line, set, slot));
+                self.touch(f);
+                let written = request.sectors & !present;
+                self.frames[f as usize].valid |= written;
+                self.record(f, written, who);
+            }
         }
-        // UpdateSectors: the present sectors take the new data and stay valid.
         Tally {
-            hits,
+            hits: count(present),
             fetched: 0,
             invalidated,
         }
     }
 
-    fn atomic(&mut self, request: Request) -> Tally {
-        let (f, hits) = self.find(request);
+    fn atomic(&mut self, request: Request, set: u32) -> Tally {
+        let (f, hits) = self.find(request, set);
         let Some(f) = f else {
             return Tally {
                 hits,
@@ -671,7 +782,9 @@ impl Cache {
         let frame = &mut self.frames[f as usize];
         let removed = match self.stores {
             StorePolicy::EvictLine => frame.valid,
-            StorePolicy::UpdateSectors => frame.valid & request.sectors,
+            StorePolicy::UpdateSectors | StorePolicy::AllocateSectors => {
+                frame.valid & request.sectors
+            }
         };
         frame.valid &= !removed;
         if frame.valid == 0 {
@@ -685,8 +798,8 @@ impl Cache {
     }
 
     /// The line's frame if present, and how many requested sectors it holds.
-    fn find(&self, request: Request) -> (Option<u32>, u64) {
-        let f = self.index.get(request.line, &self.frames);
+    fn find(&self, request: Request, set: u32) -> (Option<u32>, u64) {
+        let f = self.index.get(request.line, set, &self.frames);
         let present = f.map_or(0, |f| self.frames[f as usize].valid & request.sectors);
         (f, count(present))
     }
@@ -711,20 +824,24 @@ impl Cache {
             Fill::Sector => missing,
         };
         frame.valid |= fetched;
+        self.record(f, fetched, who);
+        count(fetched)
+    }
+
+    /// Records `who` as the filler of the `sectors` of frame `f`.
+    fn record(&mut self, f: u32, sectors: u32, who: Filler) {
         let base = (f as usize) << self.geometry.line_shift;
-        let mut bits = fetched;
+        let mut bits = sectors;
         while bits != 0 {
             self.fillers[base + bits.trailing_zeros() as usize] = who;
             bits &= bits - 1;
         }
-        count(fetched)
     }
 
-    /// Takes the LRU frame of `line`'s set for `line` (evicting what it held);
+    /// Takes the LRU frame of `set` for `line` (evicting what it held);
     /// `slot` is where the index's search for `line` ended.
-    fn allocate(&mut self, line: u64, slot: usize) -> u32 {
-        let set = (line % u64::from(self.geometry.sets)) as usize;
-        let f = self.sets[set].tail;
+    fn allocate(&mut self, line: u64, set: u32, slot: usize) -> u32 {
+        let f = self.sets[set as usize].tail;
         if self.frames[f as usize].valid != 0 {
             self.evictions += 1;
         }
@@ -851,9 +968,10 @@ impl LineIndex {
         self.used = 0;
     }
 
-    /// The frame holding `line` with valid sectors, or else the empty slot
-    /// that ends the search, where `line` would be entered.
-    fn find(&self, line: u64, frames: &[Frame]) -> Result<u32, usize> {
+    /// The frame of `set` holding `line` with valid sectors, or else the
+    /// empty slot that ends the search, where `line` would be entered. (The
+    /// copies of one line in several slices share a probe sequence.)
+    fn find(&self, line: u64, set: u32, frames: &[Frame]) -> Result<u32, usize> {
         let mask = self.slots.len() - 1;
         let mut i = slot_of(line, self.bits);
         loop {
@@ -862,15 +980,15 @@ impl LineIndex {
                 return Err(i);
             }
             let frame = &frames[f as usize];
-            if frame.line == line && frame.valid != 0 {
+            if frame.line == line && frame.set == set && frame.valid != 0 {
                 return Ok(f);
             }
             i = (i + 1) & mask;
         }
     }
 
-    fn get(&self, line: u64, frames: &[Frame]) -> Option<u32> {
-        self.find(line, frames).ok()
+    fn get(&self, line: u64, set: u32, frames: &[Frame]) -> Option<u32> {
+        self.find(line, set, frames).ok()
     }
 
     /// Enters frame `f`, which now holds `line`, at `slot`: the slot `find`
@@ -1021,455 +1139,5 @@ fn slot_of(line: u64, bits: u32) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::trace::{Event, Instruction};
-
-    fn trace(kinds: &[Kind], blocks: u32, warps: u32) -> Trace {
-        Trace {
-            instructions: (kinds.iter())
-                .map(|&kind| Instruction {
-                    kind,
-                    site: String::new(),
-                })
-                .collect(),
-            blocks,
-            warps_per_block: warps,
-            ..Trace::default()
-        }
-    }
-
-    /// Appends one event: `inst` run by (`block`, `warp`) for the
-    /// `execution`-th time, its lanes reading `bytes` each at `addresses`.
-    fn push(
-        t: &mut Trace,
-        (inst, block, warp, execution): (u32, u32, u32, u32),
-        bytes: u32,
-        addresses: &[u64],
-    ) {
-        let event = Event {
-            inst,
-            block,
-            warp,
-            execution,
-            bytes,
-            start: 0,
-            lanes: 0,
-            unknown: false,
-        };
-        t.push(event, addresses);
-    }
-
-    /// `n` lanes reading consecutive `bytes`-sized elements from `base`.
-    fn run(base: u64, n: u64, bytes: u64) -> Vec<u64> {
-        (0..n).map(|l| base + l * bytes).collect()
-    }
-
-    fn counts(requests: u64, sectors: u64, hits: u64, misses: u64, l2_bytes: u64) -> Counts {
-        Counts {
-            requests,
-            sectors,
-            hits,
-            misses,
-            l2_bytes,
-            invalidated: 0,
-        }
-    }
-
-    /// (a) Fermi: 512 B = 2 sets × 2 ways × 128 B, line fill, `.cg` bypass.
-    /// Line n lives in set n % 2: lines 0, 2, 4 (addresses 0, 256, 512) share
-    /// set 0; line 1 (address 128) is in set 1.
-    #[test]
-    fn fermi_line_fill_hit_eviction_and_bypass() {
-        let mut t = trace(&[Kind::Load, Kind::Load], 1, 2);
-        // e0 warp 0: 32 × 4 B at 0: line 0, 4 sectors, miss: fill 128 B.
-        push(&mut t, (0, 0, 0, 0), 4, &run(0, 32, 4));
-        // e1 warp 1: 16 × 4 B at 0: sectors 0-1 of line 0: 2 hits.
-        push(&mut t, (0, 0, 1, 0), 4, &run(0, 16, 4));
-        // e2 warp 0: line 2 (set 0, second way): 4 misses, 128 B.
-        push(&mut t, (0, 0, 0, 1), 4, &run(256, 32, 4));
-        // e3 warp 1: line 4, set 0 full: evicts the LRU line 0 (e1 < e2).
-        push(&mut t, (0, 0, 1, 1), 4, &run(512, 32, 4));
-        // e4 inst 1 (.cg): line 2 is present but not looked up: 1 miss, 32 B.
-        push(&mut t, (1, 0, 0, 0), 4, &[256]);
-        // e5 inst 1: 2 lanes in sector 0 of line 1: 1 miss, 32 B, not installed.
-        push(&mut t, (1, 0, 0, 1), 4, &[128, 132]);
-        // e6 warp 1: line 0 again: evicted by e3, so 1 miss and a 128 B fill,
-        // evicting set 0's LRU: line 2 (e2), since e4 did not touch it.
-        push(&mut t, (0, 0, 1, 2), 4, &[0]);
-        // e7 warp 0: line 1: e5 did not install it: miss, 128 B, set 1 has room.
-        push(&mut t, (0, 0, 0, 2), 4, &[128]);
-        // e8 warp 0: line 4 survived (e6 evicted line 2): 1 hit, filled by
-        // warp 1 (e3).
-        push(&mut t, (0, 0, 0, 3), 4, &[512]);
-
-        let config = L1Config {
-            ways: Some(2),
-            ..L1Config::line_fill(512)
-        };
-        let sim = simulate(&t, &config, &[true, false]).unwrap();
-        // inst 0: requests e0,e1,e2,e3,e6,e7,e8 = 7; sectors 4+2+4+4+1+1+1 =
-        // 17; hits 2 (e1) + 1 (e8) = 3; misses 17 - 3 = 14; five line fills
-        // (e0, e2, e3, e6, e7) = 640 B.
-        assert_eq!(sim.instructions[0].counts, counts(7, 17, 3, 14, 640));
-        // All three hits are warp-to-warp within block 0.
-        let from = &sim.instructions[0].from;
-        assert_eq!(
-            (from.same_warp, from.same_block, from.other_block),
-            (0, 3, 0)
-        );
-        // inst 1: 2 requests, 2 sectors, 2 misses, 2 × 32 B.
-        assert_eq!(sim.instructions[1].counts, counts(2, 2, 0, 2, 64));
-        assert_eq!(sim.loads, counts(9, 19, 3, 16, 704));
-        assert_eq!(sim.evictions, 2); // e3 and e6
-    }
-
-    /// (b) Volta+: 256 B fully associative = 2 frames of 128 B, sector fill,
-    /// `.L1::no_allocate` bypass.
-    #[test]
-    fn sectored_fill_occupies_whole_lines() {
-        let mut t = trace(&[Kind::Load, Kind::Load], 1, 3);
-        // e0 warp 0: 32 × 4 B at 0: 1 request, 4 sectors of line 0, 4 × 32 B.
-        push(&mut t, (0, 0, 0, 0), 4, &run(0, 32, 4));
-        // e1 warp 1: 16 × 4 B at 128: sectors 0-1 of line 1: 2 misses, 64 B,
-        // not the whole line.
-        push(&mut t, (0, 0, 1, 0), 4, &run(128, 16, 4));
-        // e2 warp 2: sectors 0, 1 (present) and 2 (new) of line 1: 2 hits,
-        // 1 miss, 32 B.
-        push(&mut t, (0, 0, 2, 0), 4, &[128, 160, 192]);
-        // e3 warp 0: line 2. The frames hold 4 + 3 sectors = 224 of 256 B, but
-        // both are taken: the LRU frame (line 0, e0) is evicted. 1 miss, 32 B.
-        push(&mut t, (0, 0, 0, 1), 4, &[256]);
-        // e4 inst 1 (no_allocate): sector 0 of line 2 present: 1 hit (filled
-        // by inst 0); sector 1 absent: 1 miss, 32 B, not installed.
-        push(&mut t, (1, 0, 1, 0), 4, &[256, 288]);
-        // e5 warp 1: sector 1 of line 2 again: e4 did not install it: 1 miss,
-        // 32 B, installed now.
-        push(&mut t, (0, 0, 1, 1), 4, &[288]);
-        // e6 warp 0: line 0 was evicted by e3: 1 miss, 32 B; evicts the LRU:
-        // line 1 (e2) is older than line 2 (e5).
-        push(&mut t, (0, 0, 0, 2), 4, &[0]);
-
-        let config = L1Config::sector_fill(256);
-        let sim = simulate(&t, &config, &[true, false]).unwrap();
-        // inst 0: requests 6; sectors 4+2+3+1+1+1 = 12; hits 2 (e2); misses
-        // 10; bytes (4+2+1+1+1+1) × 32 = 320.
-        assert_eq!(sim.instructions[0].counts, counts(6, 12, 2, 10, 320));
-        assert_eq!(sim.instructions[0].from.same_block, 2);
-        assert_eq!(sim.instructions[1].counts, counts(1, 2, 1, 1, 32));
-        let other = OtherInst {
-            inst: 0,
-            hits: 1,
-            other_block: 0,
-        };
-        assert_eq!(sim.instructions[1].from.other_inst, vec![other]);
-        assert_eq!(sim.evictions, 2); // e3 (line 0) and e6 (line 1)
-    }
-
-    /// (c) Fermi: a store evicts the whole line it touches.
-    #[test]
-    fn fermi_store_evicts_line() {
-        let mut t = trace(&[Kind::Load, Kind::Store], 1, 1);
-        // e0: 32 × 4 B at 0: line 0 filled, 128 B.
-        push(&mut t, (0, 0, 0, 0), 4, &run(0, 32, 4));
-        // e1: store 4 B at 0: line 0 present (sector 0 found): evicts all 4
-        // sectors; no load bytes.
-        push(&mut t, (1, 0, 0, 0), 4, &[0]);
-        // e2: load at 64 (sector 2): the line is gone: miss, 128 B.
-        push(&mut t, (0, 0, 0, 1), 4, &[64]);
-
-        let sim = simulate(&t, &L1Config::line_fill(16 * 1024), &[true]).unwrap();
-        assert_eq!(sim.instructions[0].counts, counts(2, 5, 0, 5, 256));
-        let store = Counts {
-            invalidated: 4,
-            ..counts(1, 1, 1, 0, 0)
-        };
-        assert_eq!(sim.stores, store);
-        assert_eq!(sim.evictions, 0); // an invalidation is not an eviction
-    }
-
-    /// (c) Volta+: stores update present sectors and allocate nothing;
-    /// atomics invalidate the sectors they touch.
-    #[test]
-    fn volta_store_updates_atomic_invalidates() {
-        let mut t = trace(&[Kind::Load, Kind::Store, Kind::Atomic], 1, 1);
-        // e0: 32 × 4 B at 0: 4 sectors, 128 B.
-        push(&mut t, (0, 0, 0, 0), 4, &run(0, 32, 4));
-        // e1: store 16 × 4 B at 0: sectors 0-1 present; they stay valid.
-        push(&mut t, (1, 0, 0, 0), 4, &run(0, 16, 4));
-        // e2: load at 0: hit, still credited to the load that filled it.
-        push(&mut t, (0, 0, 0, 1), 4, &[0]);
-        // e3: store at 128 (line 1 absent): 1 miss, no allocation.
-        push(&mut t, (1, 0, 0, 1), 4, &[128]);
-        // e4: load at 128: miss (the store did not allocate), 32 B.
-        push(&mut t, (0, 0, 0, 2), 4, &[128]);
-        // e5: atomic at 32 (sector 1 of line 0): invalidates 1 sector.
-        push(&mut t, (2, 0, 0, 0), 4, &[32]);
-        // e6: 32 × 4 B at 0: sectors 0, 2, 3 hit; sector 1 misses, 32 B.
-        push(&mut t, (0, 0, 0, 3), 4, &run(0, 32, 4));
-
-        let sim = simulate(&t, &L1Config::sector_fill(16 * 1024), &[true]).unwrap();
-        // loads: requests 4; sectors 4+1+1+4 = 10; hits 1 (e2) + 3 (e6) = 4;
-        // misses 6; bytes (4 + 1 + 1) × 32 = 192.
-        assert_eq!(sim.loads, counts(4, 10, 4, 6, 192));
-        assert_eq!(sim.instructions[0].from.same_warp, 4);
-        assert_eq!(sim.stores, counts(2, 3, 2, 1, 0));
-        let atomic = Counts {
-            invalidated: 1,
-            ..counts(1, 1, 1, 0, 0)
-        };
-        assert_eq!(sim.atomics, atomic);
-    }
-
-    /// (d) Provenance over 2 blocks × 2 warps, sector fill, all loads cached.
-    #[test]
-    fn provenance_by_instruction_block_and_execution() {
-        let mut t = trace(&[Kind::Load, Kind::Load, Kind::Load], 2, 2);
-        // e0 inst 0, block 0 warp 0: sector 0 of line 0: miss, filler (0,0,0).
-        push(&mut t, (0, 0, 0, 0), 4, &[0]);
-        // e1 same warp, next execution: hit, same_warp.
-        push(&mut t, (0, 0, 0, 1), 4, &[4]);
-        // e1' and once more (a loop): hit, same_warp.
-        push(&mut t, (0, 0, 0, 2), 4, &[20]);
-        // e2 block 0 warp 1: hit, same_block.
-        push(&mut t, (0, 0, 1, 0), 4, &[8]);
-        // e3 block 1 warp 0: hit, other_block.
-        push(&mut t, (0, 1, 0, 0), 4, &[12]);
-        // e4 inst 1, block 0: hit, inst 0 in the same block.
-        push(&mut t, (1, 0, 0, 0), 4, &[0]);
-        // e5 inst 1, block 1: hit, inst 0 in another block.
-        push(&mut t, (1, 1, 1, 0), 4, &[16]);
-        // e6 inst 2, block 1: 32 × 4 B at 0: sector 0 hits (inst 0, block 0);
-        // sectors 1-3 miss and are filled by inst 2 in block 1.
-        push(&mut t, (2, 1, 0, 0), 4, &run(0, 32, 4));
-        // e7 inst 1, block 1: sector 1: hit, inst 2 in the same block.
-        push(&mut t, (1, 1, 0, 1), 4, &[32]);
-
-        let sim = simulate(&t, &L1Config::sector_fill(16 * 1024), &[]).unwrap();
-        let from0 = &sim.instructions[0].from;
-        assert_eq!(
-            (from0.same_warp, from0.same_block, from0.other_block),
-            (2, 1, 1)
-        );
-        assert!(from0.other_inst.is_empty());
-        let from1 = &sim.instructions[1].from;
-        let expected = vec![
-            OtherInst {
-                inst: 0,
-                hits: 2,
-                other_block: 1,
-            },
-            OtherInst {
-                inst: 2,
-                hits: 1,
-                other_block: 0,
-            },
-        ];
-        assert_eq!(from1.other_inst, expected);
-        let from2 = &sim.instructions[2].from;
-        assert_eq!(
-            from2.other_inst,
-            vec![OtherInst {
-                inst: 0,
-                hits: 1,
-                other_block: 1
-            }]
-        );
-        assert_eq!(sim.instructions[2].counts, counts(1, 4, 1, 3, 96));
-    }
-
-    #[test]
-    fn lanes_coalesce_per_line_in_first_touch_order() {
-        let mut c = Coalescer::new();
-        let g = L1Config::sector_fill(1024).geometry().unwrap();
-        // 8 B at 28 spans sectors 0 and 1; 300 is line 2 sector 1; 4 is a
-        // repeat of line 0 sector 0 after another line.
-        c.coalesce(&[28, 300, 4, 130], 8, &g);
-        let got: Vec<(u64, u32)> = c.requests.iter().map(|r| (r.line, r.sectors)).collect();
-        assert_eq!(got, vec![(0, 0b11), (2, 0b10), (1, 0b1)]);
-        // 300 lanes on distinct lines force the table to grow.
-        let lanes: Vec<u64> = (0..300).map(|l| l * 4096).collect();
-        c.coalesce(&lanes, 4, &g);
-        assert_eq!(c.requests.len(), 300);
-        assert!(c
-            .requests
-            .iter()
-            .enumerate()
-            .all(|(i, r)| r.line == i as u64 * 32));
-    }
-
-    #[test]
-    fn bad_geometry_is_an_error() {
-        let config = L1Config {
-            ways: Some(3),
-            ..L1Config::sector_fill(1024)
-        };
-        let err = L1::new(config).err().unwrap();
-        assert_eq!(
-            err,
-            L1Error::Capacity {
-                capacity_bytes: 1024,
-                set_bytes: 384
-            }
-        );
-        let config = L1Config {
-            sector_bytes: 48,
-            ..L1Config::sector_fill(1024)
-        };
-        assert!(matches!(
-            L1::new(config),
-            Err(L1Error::NotPowerOfTwo { bytes: 48, .. })
-        ));
-        let mut t = trace(&[Kind::Load], 1, 1);
-        push(&mut t, (3, 0, 0, 0), 4, &[0]);
-        let err = simulate(&t, &L1Config::sector_fill(1024), &[]).unwrap_err();
-        assert_eq!(err, L1Error::UnknownInstruction { event: 0, inst: 3 });
-    }
-
-    /// A deliberately naive model (per-set vectors of (line, valid sectors,
-    /// last use), linear scans, victim = oldest) to check the indexed one
-    /// against on pseudo-random traces. Returns loads, stores + atomics,
-    /// evictions.
-    fn naive(t: &Trace, config: &L1Config, cached: &[bool]) -> (Counts, Counts, u64) {
-        let g = config.geometry().unwrap();
-        let mut sets: Vec<Vec<(u64, u32, u64)>> = vec![Vec::new(); g.sets as usize];
-        let (mut loads, mut writes, mut evictions) = (Counts::default(), Counts::default(), 0);
-        let mut c = Coalescer::new();
-        let mut now = 0u64;
-        for e in &t.events {
-            let kind = t.instructions[e.inst as usize].kind;
-            c.coalesce(t.lanes(e), e.bytes, &g);
-            for r in &c.requests {
-                now += 1; // per request: the lines of one event age in order
-                let set = &mut sets[(r.line % u64::from(g.sets)) as usize];
-                let mut way = set.iter().position(|w| w.0 == r.line && w.1 != 0);
-                let present = way.map_or(0, |w| set[w].1 & r.sectors);
-                let n = u64::from(r.sectors.count_ones());
-                let hits = u64::from(present.count_ones());
-                let write = matches!(kind, Kind::Store | Kind::Atomic);
-                let into = if write { &mut writes } else { &mut loads };
-                let allocate = kind == Kind::FixedLoad
-                    || kind == Kind::Load && cached.get(e.inst as usize).copied().unwrap_or(true);
-                if !write && !allocate && config.bypass == Bypass::SkipL1 {
-                    *into += counts(1, n, 0, n, n * 32);
-                    continue;
-                }
-                *into += counts(1, n, hits, n - hits, 0);
-                if let (true, Some(w)) = (write, way) {
-                    let removed = match (config.stores, kind) {
-                        (StorePolicy::EvictLine, _) => set[w].1,
-                        (StorePolicy::UpdateSectors, Kind::Atomic) => present,
-                        (StorePolicy::UpdateSectors, _) => 0,
-                    };
-                    into.invalidated += u64::from(removed.count_ones());
-                    set[w].1 &= !removed;
-                    continue;
-                }
-                if write {
-                    continue;
-                }
-                if present != 0 {
-                    set[way.unwrap()].2 = now;
-                }
-                if !allocate || n == hits {
-                    into.l2_bytes += (n - hits) * 32;
-                    continue;
-                }
-                if way.is_none() {
-                    let w = if set.len() < g.ways as usize {
-                        set.push((r.line, 0, 0));
-                        set.len() - 1
-                    } else {
-                        let w = (0..set.len())
-                            .min_by_key(|&w| (set[w].1 != 0, set[w].2))
-                            .unwrap();
-                        evictions += u64::from(set[w].1 != 0);
-                        w
-                    };
-                    set[w] = (r.line, 0, 0);
-                    way = Some(w);
-                }
-                let w = way.unwrap();
-                let fetched = match config.fill {
-                    Fill::Line => g.full & !set[w].1,
-                    Fill::Sector => r.sectors & !present,
-                };
-                into.l2_bytes += u64::from(fetched.count_ones()) * 32;
-                set[w].1 |= fetched;
-                set[w].2 = now;
-            }
-        }
-        (loads, writes, evictions)
-    }
-
-    /// Pseudo-random trace mixing coalesced, gathered and misaligned 8 B
-    /// accesses over a small footprint, so that hits and evictions abound.
-    fn random_trace(seed: u64, events: usize) -> Trace {
-        let kinds = [
-            Kind::Load,
-            Kind::Load,
-            Kind::FixedLoad,
-            Kind::Store,
-            Kind::Atomic,
-        ];
-        let mut t = trace(&kinds, 2, 4);
-        let mut x = seed;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        for n in 0..events {
-            let r = next();
-            let inst = (r % 5) as u32;
-            let base = (r >> 8) % 8192;
-            let lanes: Vec<u64> = match (r >> 4) % 3 {
-                0 => run(base & !3, 32, 4),
-                1 => (0..32).map(|_| (next() % 8192) & !3).collect(),
-                _ => run(base, 8, 8),
-            };
-            let bytes = if (r >> 4) % 3 == 2 { 8 } else { 4 };
-            push(
-                &mut t,
-                (inst, (r >> 20) as u32 % 2, (r >> 24) as u32 % 4, n as u32),
-                bytes,
-                &lanes,
-            );
-        }
-        t
-    }
-
-    /// The indexed LRU agrees with the naive one on caches of several shapes,
-    /// under both generations' rules.
-    #[test]
-    fn matches_naive_model_on_random_traces() {
-        let shapes = [None, Some(1), Some(2), Some(4), Some(16)];
-        for (seed, ways) in shapes.into_iter().enumerate() {
-            for base in [L1Config::sector_fill(2048), L1Config::line_fill(2048)] {
-                let config = L1Config { ways, ..base };
-                check_against_naive(&random_trace(seed as u64 + 1, 3000), &config);
-            }
-        }
-    }
-
-    fn check_against_naive(t: &Trace, config: &L1Config) {
-        let cached = [true, false];
-        let sim = simulate(t, config, &cached).unwrap();
-        let (loads, writes, evictions) = naive(t, config, &cached);
-        assert_eq!(sim.loads, loads, "loads, {config:?}");
-        let mut both = sim.stores;
-        both += sim.atomics;
-        assert_eq!(both, writes, "stores and atomics, {config:?}");
-        assert_eq!(sim.evictions, evictions, "evictions, {config:?}");
-        let busy = sim.evictions > 100 && sim.loads.hits > 1000 && both.invalidated > 100;
-        assert!(busy, "the trace should exercise the cache: {sim:?}");
-        // Every load hit has a filler; stores and atomics have none.
-        for (i, r) in sim.instructions.iter().enumerate() {
-            let f = &r.from;
-            let others: u64 = f.other_inst.iter().map(|o| o.hits).sum();
-            let credited = f.same_warp + f.same_block + f.other_block + others;
-            assert_eq!(credited, if i < 3 { r.counts.hits } else { 0 }, "inst {i}");
-        }
-    }
-}
+#[path = "l1sim_tests.rs"]
+mod tests;

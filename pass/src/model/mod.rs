@@ -1,10 +1,12 @@
 //! The kernel-level model (design.md §6): the kernel's control flow as typed
 //! facts (`program`, `control`, `kernel_trace`), the whole-SM access trace
-//! (`trace`, `walk`), the L1 simulation (`l1sim`), locality curves
+//! (`trace`, `walk`), the L1 simulation (`l1sim`) and its configuration from
+//! the hardware facts (`l1_config`), locality curves
 //! (`locality`) and the per-kernel run that ties them together (`sm_model`).
 
 pub mod control;
 pub mod kernel_trace;
+pub mod l1_config;
 pub mod l1sim;
 pub mod locality;
 pub mod program;

@@ -6,12 +6,10 @@
 //! (`occupancy::ESTIMATED_REGISTERS_PER_THREAD`) since the plugin sees no
 //! ptxas output; static shared memory is the kernel's `__shared__`
 //! variables; the SM runs blocks 0, S, 2S, ... (S SMs of the arch's
-//! reference part); the L1 is modelled fully associative (NVIDIA documents
-//! no associativity) with `fermi` line fills or `sectored` sector fills as
-//! the analysis' model says. A machine description (`machine=`) replaces
-//! all of that with its own facts: its SM count, line and sector sizes,
-//! ways, fill (whatever the per-load model), and the bypass the build
-//! emits (`.cg` skips L1, `.L1::no_allocate` probes it).
+//! reference part); the L1 is the hardware facts' (`l1_config`: the table
+//! entry's or a machine description's fill, line and sector, ways, L1/TEX
+//! units, and the bypass the build emits: `.cg` skips L1,
+//! `.L1::no_allocate` probes it), whatever the per-load model.
 //!
 //! **Budgets** (issue 16). The model's work is bounded per kernel and per
 //! module ([`ModelBudget`]), in deterministic units: thread-accesses walked,
@@ -46,14 +44,15 @@ use crate::decide::robust::{weigh, Assumption, Candidate, Scenario, NEAR};
 use crate::facts::geometry::Dim3;
 use crate::facts::memory::Memory;
 use crate::gpu::generation::{Arch, CacheOp, Model};
-use crate::gpu::hardware::{DataCache, Fill as HwFill, GlobalLoads, Hardware};
+use crate::gpu::hardware::{DataCache, GlobalLoads, Hardware};
 use crate::gpu::occupancy::{occupancy, Occupancy};
 use crate::llvm::ir::Value;
 use crate::model::kernel_trace::{
     kernel_program, resident_blocks, KernelProgram, Scope, TracedLoad,
 };
-use crate::model::l1sim::{Bypass, Fill, L1Config, L1Error, Provenance, StorePolicy};
-use crate::model::trace::Trace;
+use crate::model::l1_config::Scenario as L1Question;
+use crate::model::l1sim::{Bypass, Fill, L1Config, L1Error, Provenance};
+use crate::model::trace::{Kind, Trace};
 use crate::model::walk::{walk_limited, Budget, Cut, Launch, Limits, DEFAULT_BUDGET};
 use crate::report::{
     BudgetHit, LoadModel, ModelCost, PolicyTraffic, Robustness, ScenarioFigure, Simulated,
@@ -519,15 +518,25 @@ fn scenarios<'t>(
             },
         });
     }
-    if config.bypass == Bypass::NoAllocate {
-        out.push(Scenario {
-            assumption: Assumption::NoAllocateMisses,
-            trace,
-            config: L1Config {
-                bypass: Bypass::SkipL1,
-                ..config
-            },
-        });
+    // The L1's own open questions (`l1_config`): the set index, whether
+    // no_allocate loads hit, whether stores allocate (only asked when the
+    // trace has stores).
+    let stores = (trace.instructions.iter()).any(|i| i.kind == Kind::Store);
+    for q in L1Question::for_machine(hw, &config) {
+        let assumption = match q {
+            L1Question::Nominal => continue,
+            L1Question::Sets(sets) => Assumption::Sets { sets },
+            L1Question::NoAllocateMisses => Assumption::NoAllocateMisses,
+            L1Question::StoresAllocate if stores => Assumption::StoresAllocate,
+            L1Question::StoresAllocate => continue,
+        };
+        if let Ok(c) = q.apply(config) {
+            out.push(Scenario {
+                assumption,
+                trace,
+                config: c,
+            });
+        }
     }
     std::iter::once(nominal).chain(out).collect()
 }
@@ -669,35 +678,9 @@ fn robust_choice(
     })
 }
 
-/// The simulated L1: a machine description's facts, else the per-load
-/// model's generation (`fermi`: Fermi's line fills, evicting stores, `.cg`
-/// bypass; `sectored`: Volta's).
+/// The simulated L1, from the hardware facts (`l1_config`; issue 19).
 fn l1_config(k: &KernelInputs, capacity: u32) -> L1Config {
-    let hw = k.hardware;
-    if !k.machine {
-        return match k.model {
-            Model::Fermi => L1Config::line_fill(capacity),
-            Model::Sectored => L1Config::sector_fill(capacity),
-        };
-    }
-    // `machine::check` keeps these within u32 and the simulation's rules.
-    let (fill, stores) = match hw.fill {
-        HwFill::WholeLine => (Fill::Line, StorePolicy::EvictLine),
-        HwFill::Sectors => (Fill::Sector, StorePolicy::UpdateSectors),
-    };
-    L1Config {
-        capacity_bytes: capacity,
-        line_bytes: hw.line_bytes as u32,
-        sector_bytes: hw.sector_bytes as u32,
-        ways: hw.associativity,
-        fill,
-        stores,
-        bypass: match k.bypass {
-            CacheOp::NoAllocate => Bypass::NoAllocate,
-            CacheOp::Cg | CacheOp::Ca => Bypass::SkipL1,
-        },
-        default_load_allocates: false,
-    }
+    crate::model::l1_config::l1_config(k.hardware, k.bypass, capacity)
 }
 
 fn load_models(

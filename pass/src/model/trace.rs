@@ -42,9 +42,20 @@ pub enum Kind {
     /// A global load whose cache behaviour is decided per run: the
     /// simulation is told, per instruction, whether it allocates in L1.
     Load,
-    /// A global load the tool does not decide (read-only `.nc`, volatile,
-    /// left alone): it behaves as the target's default load.
+    /// A global load the tool does not decide and that is not read-only
+    /// (volatile, a byte-loop copy, left alone): it behaves as the target's
+    /// default load.
     FixedLoad,
+    /// A global load the tool does not decide that the backend reads through
+    /// the non-coherent path (`ld.global.nc`: `const __restrict__`,
+    /// `__ldg`, constant tables; before sm_70 no decision changes it). It
+    /// allocates in L1 on every modelled part: "Data that is read-only for
+    /// the entire lifetime of the kernel can also be cached in the unified
+    /// L1/texture cache" (CUDA Programming Guide, Compute Capability 5.x,
+    /// Global Memory), which holds on sm_50 too, where plain loads are not
+    /// cached in L1; 6.x "behaves as 5.x"; from 7.x the read-only path is
+    /// the same L1.
+    ReadOnly,
     Store,
     Atomic,
 }
