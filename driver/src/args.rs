@@ -61,6 +61,11 @@ struct Own {
     /// arch's table entry; one --cuda-gpu-arch only
     #[arg(long, value_name = "FILE")]
     machine: Option<String>,
+    /// Registers per thread of one kernel, as ptxas reports them (repeatable): the occupancy
+    /// uses it instead of measuring the PTX with ptxas -v (default), or of the estimated 32
+    /// where no ptxas is found
+    #[arg(long, value_name = "NAME=N")]
+    registers: Vec<String>,
     /// Force the decision of listed loads: lines SYMBOL SITE cache|bypass, as the JSON report
     /// names them
     #[arg(long, value_name = "FILE")]
@@ -91,6 +96,7 @@ const OWN_VALUED: &[&str] = &[
     "--l1-size",
     "--machine",
     "--decisions",
+    "--registers",
     "--cache-report",
     "--cache-report-file",
     "--clang",
@@ -1299,6 +1305,9 @@ fn options(own: &Own, arch: Option<Arch>, clang: &[String]) -> Result<Options> {
     for kd in &own.kernel_data {
         set("data", Some(kd))?;
     }
+    for r in &own.registers {
+        set("registers", Some(r))?;
+    }
     if options.sample_blocks > 1 && options.grid.is_none() {
         bail!("--sample-blocks needs --grid-dim=X[xY[xZ]] to know where the blocks are");
     }
@@ -1635,6 +1644,8 @@ mod tests {
             vec!["k.cu", "--block-dim=0"],
             vec!["k.cu", "--block-dim=2048"],
             vec!["k.cu", "--kernel-arg=n"],
+            vec!["k.cu", "--registers=k=256"],
+            vec!["k.cu", "--registers=40"],
             vec!["k.cu", "--cuda-gpu-arch=sm_99"],
             vec!["k.cu", "--cache-report=xml"],
             vec!["k.cu", "--l1-size=big"],

@@ -21,7 +21,10 @@ use std::process::Command;
 use anyhow::{anyhow, bail, Context as _, Result};
 use gpucc_cache_pass::emit::ptx::{self, Strip};
 use gpucc_cache_pass::emit::transplant::transplant;
-use gpucc_cache_pass::options::{Options, ENV_OPTIONS};
+use gpucc_cache_pass::gpu::generation::Arch;
+use gpucc_cache_pass::gpu::hardware::Hardware;
+use gpucc_cache_pass::gpu::occupancy;
+use gpucc_cache_pass::options::{KernelRegisters, Options, ENV_OPTIONS};
 use gpucc_cache_pass::{is_nvptx, run_on, Lowering, Mode, Report, ReportFormat};
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
@@ -33,7 +36,7 @@ use inkwell::OptimizationLevel;
 
 use crate::args::{Job, Language, Output};
 use crate::output::Outputs;
-use crate::toolchain;
+use crate::{registers, toolchain};
 
 /// clang's default CUDA arch (clang 19).
 const DEFAULT_ARCH: &str = "sm_52";
@@ -135,8 +138,102 @@ pub fn run(job: &Job) -> Result<()> {
 const DEPS_FILE: &str = "all.d";
 
 /// The device-side output of `job` (PTX or IR) and its report, made in
-/// `scratch`; nothing is written elsewhere.
+/// `scratch`; nothing is written elsewhere. PTX is decided with the
+/// registers ptxas allocates (`with_measured_registers`).
 pub fn device(job: &Job, scratch: &Path) -> Result<Made> {
+    let made = device_once(job, scratch)?;
+    with_measured_registers(job, scratch, made)
+}
+
+/// Registers per thread for the occupancy (issue 19): where the model ran
+/// on a kernel whose count the user did not give, `ptxas -v` of the PTX
+/// just made gives it (the operators do not change register allocation,
+/// design.md §8); where a count changes the occupancy the estimate gave,
+/// the device side is decided again with every measured count. Without
+/// ptxas, or when it fails, the estimate stands and the report says so.
+fn with_measured_registers(job: &Job, scratch: &Path, mut made: Made) -> Result<Made> {
+    let Some(report) = made.report.as_mut().filter(|_| job.kind == Output::Ptx) else {
+        return Ok(made);
+    };
+    let unknown: Vec<(String, u32)> = (report.kernels.iter())
+        .filter(|k| k.simulated.is_some() && job.options.registers_of(&k.symbol).is_none())
+        .map(|k| (k.symbol.clone(), k.block_dim.iter().product()))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(made);
+    }
+    let estimate = occupancy::ESTIMATED_REGISTERS_PER_THREAD;
+    let ptxas = toolchain::cuda(job.cuda_path.as_deref()).and_then(|c| toolchain::ptxas(&c.path));
+    let Ok(ptxas) = ptxas else {
+        report.warnings.push(format!(
+            "no ptxas found (run scripts/setup, or give --cuda-path): occupancy estimates {estimate} registers per thread"
+        ));
+        return Ok(made);
+    };
+    let dir = scratch.join("registers");
+    std::fs::create_dir_all(&dir)?;
+    let measured = registers::measure(
+        &ptxas,
+        &made.output,
+        &report.arch,
+        &job.ptxas_flags,
+        &dir,
+        job.verbose,
+    );
+    let usage = match measured {
+        Ok(u) => u,
+        Err(e) => {
+            report.warnings.push(format!(
+                "{e}; occupancy estimates {estimate} registers per thread"
+            ));
+            return Ok(made);
+        }
+    };
+    let table = Arch::parse(&report.arch).and_then(|a| Hardware::for_sm(a.sm));
+    let Some(hw) = job.options.machine.as_ref().map(|m| &m.hardware).or(table) else {
+        return Ok(made);
+    };
+    let mut changed = false;
+    for (symbol, threads) in &unknown {
+        let Some(u) = usage.get(symbol) else { continue };
+        let moves = registers::changes_occupancy(hw, *threads, u.registers, u.shared_bytes);
+        if job.verbose {
+            say!(
+                "gpucc-cache: ptxas: {symbol}: {} registers/thread, {} B spilled{}",
+                u.registers,
+                u.spill_stores,
+                if moves {
+                    "; changes the occupancy the estimate gave"
+                } else {
+                    ""
+                }
+            );
+        }
+        changed |= moves;
+    }
+    if !changed {
+        return Ok(made);
+    }
+    let mut options = job.options.clone();
+    options.kernel_registers.extend(
+        (unknown.iter())
+            .filter_map(|(s, _)| usage.get(s).map(|u| (s, u.registers)))
+            .map(|(s, count)| KernelRegisters {
+                kernel: s.clone(),
+                count,
+            }),
+    );
+    device_once(
+        &Job {
+            options,
+            ..job.clone()
+        },
+        scratch,
+    )
+}
+
+/// One device-side compile of `job` with the options it has.
+fn device_once(job: &Job, scratch: &Path) -> Result<Made> {
     if is_ir(job) {
         return in_process(job, scratch);
     }

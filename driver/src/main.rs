@@ -38,6 +38,7 @@ mod locality;
 mod output;
 mod partition;
 mod plot;
+mod registers;
 mod response;
 mod say;
 mod toolchain;

@@ -620,6 +620,21 @@ fn module_warnings(set: &Setting, kernels: &[Kernel], warnings: &mut Vec<String>
             ));
         }
     }
+    // A register count for no kernel of the module is the user's typo (the
+    // driver gives counts only for the kernels ptxas compiled from it).
+    for r in &set.opts.kernel_registers {
+        if symbols.iter().any(|s| names_kernel(s, &r.kernel)) {
+            continue;
+        }
+        let hint = match nearest(&r.kernel, sources.iter().map(String::as_str)) {
+            Some(n) => format!("did you mean '{n}'?"),
+            None => "the module has no kernels".into(),
+        };
+        warnings.push(format!(
+            "registers={}={}: no kernel named '{}'; ignored ({hint})",
+            r.kernel, r.count, r.kernel
+        ));
+    }
     for d in &set.opts.kernel_data {
         let pointer = |p: &Value| p.ty().is_pointer();
         let binds = set.kernel_fns.iter().any(|k| {

@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use crate::decide::forced::Decisions;
 use crate::decide::policy::{Policy, POLICY_NAMES};
 use crate::error::Error;
+use crate::facts::kernels::names_kernel;
 use crate::gpu::generation::{Arch, Model, MODEL_NAMES};
 use crate::gpu::machine::Machine;
 
@@ -151,6 +152,49 @@ fn parse_launch_arg(option: &str, s: &str) -> Result<LaunchArg, Error> {
     })
 }
 
+/// A kernel's registers per thread (`registers=NAME=N`): what ptxas
+/// allocates for it, so that occupancy uses the count instead of
+/// `occupancy::ESTIMATED_REGISTERS_PER_THREAD`. The driver fills it from
+/// `ptxas -v` of the PTX it makes; a user of `opt` or `clang
+/// -fpass-plugin` gives the count ptxas reported for the same PTX (the
+/// cache operators the pass chooses do not change register allocation,
+/// design.md §8).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelRegisters {
+    /// The kernel's symbol or source name, as `KernelShape::kernel`.
+    pub kernel: String,
+    pub count: u32,
+}
+
+/// The most registers a thread may have on every supported part (CUDA
+/// Programming Guide, compute-capability table: 255 from sm_35 on); the
+/// occupancy checks the arch's own limit.
+pub const MAX_REGISTERS_PER_THREAD: u32 = 255;
+
+/// Parses `NAME=N`.
+fn parse_kernel_registers(option: &str, s: &str) -> Result<KernelRegisters, Error> {
+    let expected =
+        "NAME=N (a kernel's symbol or source name, N registers per thread from 0 to 255, \
+                    as ptxas -v reports), e.g. registers=_Z6kernelPf=40";
+    let wrong = || bad(option, s, expected);
+    let (kernel, count) = s.split_once('=').ok_or_else(wrong)?;
+    let (kernel, count) = (kernel.trim(), count.trim());
+    // PTX identifiers may also hold `$` and `.` (PTX ISA "Identifiers").
+    let ident = |c: char| c.is_alphanumeric() || matches!(c, '_' | '$' | '.');
+    if kernel.is_empty() || !kernel.chars().all(ident) {
+        return Err(wrong());
+    }
+    let count = count
+        .parse::<u32>()
+        .ok()
+        .filter(|n| *n <= MAX_REGISTERS_PER_THREAD)
+        .ok_or_else(wrong)?;
+    Ok(KernelRegisters {
+        kernel: kernel.into(),
+        count,
+    })
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
     pub policy: Policy,
@@ -197,6 +241,9 @@ pub struct Options {
     pub machine: Option<Machine>,
     /// Loads whose decision is forced (`decisions=FILE`, `--decisions`).
     pub decisions: Option<Decisions>,
+    /// Registers per thread by kernel (`registers=NAME=N`); the first entry
+    /// naming a kernel wins, so the user's come before the driver's.
+    pub kernel_registers: Vec<KernelRegisters>,
 }
 
 impl Default for Options {
@@ -222,6 +269,7 @@ impl Default for Options {
             lowering: Lowering::Asm,
             machine: None,
             decisions: None,
+            kernel_registers: Vec::new(),
         }
     }
 }
@@ -483,6 +531,7 @@ impl Options {
             }
             "machine" => self.machine = Some(Machine::read(value)?),
             "decisions" => self.decisions = Some(Decisions::read(value)?),
+            "registers" => (self.kernel_registers).push(parse_kernel_registers(key, value)?),
             _ => return Err(Error::UnknownOption { option: key.into() }),
         }
         Ok(())
@@ -515,6 +564,14 @@ impl Options {
         Options::default().apply(params)
     }
 
+    /// The registers per thread given for the kernel `symbol` (by symbol or
+    /// source name); `None`: unknown, the occupancy estimates.
+    pub fn registers_of(&self, symbol: &str) -> Option<u32> {
+        (self.kernel_registers.iter())
+            .find(|r| names_kernel(symbol, &r.kernel))
+            .map(|r| r.count)
+    }
+
     /// The pass-parameter form of these options (what `parse` reads back);
     /// the driver hands it to the plugin through `GPUCC_CACHE_OPTIONS`.
     pub fn to_params(&self) -> String {
@@ -534,6 +591,9 @@ impl Options {
         p.extend(self.arch.map(|a| format!("arch={a}")));
         p.extend(self.model.map(|m| format!("model={m}")));
         p.extend(self.l1_bytes.map(|b| format!("l1={b}")));
+        for r in &self.kernel_registers {
+            p.push(format!("registers={}={}", r.kernel, r.count));
+        }
         for (k, v) in &self.kernel_args {
             match k {
                 ArgRef::Name(n) => p.push(format!("arg={n}={v}")),
@@ -741,9 +801,34 @@ mod tests {
             "sample-blocks=4",
             "frobnicate=1",
             "policy",
+            "registers=k",
+            "registers=k=",
+            "registers==40",
+            "registers=k=256",
+            "registers=k=-1",
+            "registers=k=forty",
+            "registers=k(int)=40",
         ] {
             let e = Options::parse(bad).unwrap_err().to_string();
             assert!(!e.contains('\n'), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn registers_per_kernel() {
+        // The user's count comes first and wins over a later one for the
+        // same kernel (the driver appends what ptxas measured); a source
+        // name matches the mangled symbol as block= does.
+        let o = Options::parse(
+            "registers=stencil=40;registers=_Z7stencilPKfPf=64;registers=_Z4copyPf=0;registers=k$1.x=255",
+        )
+        .unwrap();
+        assert_eq!(o.registers_of("_Z7stencilPKfPf"), Some(40));
+        assert_eq!(o.registers_of("_Z4copyPf"), Some(0));
+        assert_eq!(o.registers_of("k$1.x"), Some(255));
+        assert_eq!(o.registers_of("_Z5otherPf"), None);
+        assert_eq!(Options::parse(&o.to_params()).unwrap(), o);
+        let e = Options::parse("registers=k=300").unwrap_err().to_string();
+        assert!(e.contains("registers") && e.contains("0 to 255"), "{e}");
     }
 }
