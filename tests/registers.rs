@@ -76,7 +76,6 @@ fn plugin_runs(verbose: &str) -> Vec<&str> {
 }
 
 #[test]
-#[ignore = "needs sm_model::simulate to pass KernelInputs::registers to occupancy (the regs branch's report)"]
 fn ptxas_registers_set_the_occupancy() {
     let dir = tempfile::tempdir().unwrap();
     let (r, ptx, _) = report(&heavy(), dir.path(), &[]);
@@ -142,7 +141,6 @@ fn a_count_that_leaves_the_occupancy_decides_once() {
 }
 
 #[test]
-#[ignore = "needs sm_model::simulate to pass KernelInputs::registers to occupancy (the regs branch's report)"]
 fn a_given_count_is_used_without_ptxas() {
     let dir = tempfile::tempdir().unwrap();
     let (r, _, verbose) = report(&heavy(), dir.path(), &["-v", "--registers=heavy=40"]);

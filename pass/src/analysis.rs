@@ -840,6 +840,7 @@ impl Walk<'_> {
             memory: self.memory.clone(),
             loads: &out.traced,
             static_shared_bytes: static_shared_bytes(self.unit.function, &set.layout),
+            registers: set.opts.registers_of(&self.unit.function.name()),
             grant,
         };
         let result = match simulate(&inputs) {

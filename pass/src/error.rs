@@ -36,7 +36,8 @@ impl fmt::Display for Error {
             Error::UnknownOption { option } => write!(
                 f,
                 "unknown gpucc-cache option '{option}': known options are policy, block, grid, arch, \
-                 model, l1, arg, sample-blocks, report, report-file, strip-debug, discard-names, whole-program, rdc, lower, machine, decisions"
+                 model, l1, arg, launcharg, data, registers, sample-blocks, report, report-file, strip-debug, discard-names, whole-program, rdc, \
+                 lower, machine, decisions"
             ),
             Error::WrongTarget { triple } => write!(
                 f,

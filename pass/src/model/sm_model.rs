@@ -2,9 +2,9 @@
 //! §6): hardware model → occupancy → program → whole-SM trace → L1
 //! simulation → per-policy figures and `auto`'s choices, as report values.
 //!
-//! The assumptions, said once: registers per thread are estimated
-//! (`occupancy::ESTIMATED_REGISTERS_PER_THREAD`) since the plugin sees no
-//! ptxas output; static shared memory is the kernel's `__shared__`
+//! The assumptions, said once: registers per thread are what `ptxas -v`
+//! allocated when the driver measured them (`registers=`), else estimated
+//! (`occupancy::ESTIMATED_REGISTERS_PER_THREAD`); static shared memory is the kernel's `__shared__`
 //! variables; the SM runs blocks 0, S, 2S, ... (S SMs of the arch's
 //! reference part); the L1 is the hardware facts' (`l1_config`: the table
 //! entry's or a machine description's fill, line and sector, ways, L1/TEX
@@ -238,6 +238,8 @@ pub struct KernelInputs<'a> {
     /// Evaluated loads, with the paper's (conservative, aggressive) verdicts.
     pub loads: &'a [(TracedLoad, [Decision; 2])],
     pub static_shared_bytes: u64,
+    /// Registers per thread ptxas allocates (`registers=`); `None`: estimated.
+    pub registers: Option<u32>,
     pub grant: Grant,
 }
 
@@ -258,7 +260,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     let hw = k.hardware;
     let threads = u32::try_from(k.block.count())
         .map_err(|_| NoModel::Error("block too large".to_string()))?;
-    let occ = occupancy(hw, threads, None, k.static_shared_bytes)
+    let occ = occupancy(hw, threads, k.registers, k.static_shared_bytes)
         .map_err(|e| NoModel::Error(e.to_string()))?;
     let program = kernel_program(
         k.function,
