@@ -8,6 +8,8 @@ pub mod kernel_trace;
 pub mod l1sim;
 pub mod locality;
 pub mod program;
+pub mod schedule;
 pub mod sm_model;
 pub mod trace;
+pub mod unknowns;
 pub mod walk;

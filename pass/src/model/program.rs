@@ -1,7 +1,8 @@
 //! A kernel's control flow as typed facts, for the whole-kernel trace
 //! (issue 7): its blocks in order, the phis each block assigns on entry,
 //! the global memory instructions it executes with their address
-//! expressions, and how it exits. Built from the IR by `control`; walked per
+//! expressions, where a warp's burst of memory instructions ends (a
+//! scoreboard wait on a loaded value, a block barrier), and how it exits. Built from the IR by `control`; walked per
 //! warp by `trace`. Also the loop structure the walk needs (natural loops
 //! from retreating edges of a reverse post-order).
 //!
@@ -63,12 +64,23 @@ pub struct MemOp {
     pub address: E,
     /// Bytes each thread accesses.
     pub bytes: u32,
+    /// Whether the warp waits after issuing this instruction, before its
+    /// next memory instruction: some instruction between them (in issue
+    /// order) uses the value of a load issued since the last wait, so the
+    /// scoreboard holds the warp until that load returns (see `control`).
+    /// `false`: the next memory instruction issues back to back.
+    pub waits: bool,
 }
 
 #[derive(Clone, Debug)]
 pub struct Node {
     pub phis: Vec<PhiDef>,
     pub ops: Vec<MemOp>,
+    /// Block barriers (`__syncthreads`, `bar.sync`), each as the index of
+    /// the op it precedes (`ops.len()`: after the last), in order. A warp
+    /// reaching one waits until every warp of its block that has not
+    /// exited reaches a barrier.
+    pub barriers: Vec<u32>,
     pub exit: Exit,
 }
 
@@ -192,6 +204,7 @@ mod tests {
         Node {
             phis: Vec::new(),
             ops: Vec::new(),
+            barriers: Vec::new(),
             exit,
         }
     }

@@ -51,6 +51,7 @@ use crate::model::kernel_trace::{
 };
 use crate::model::l1sim::{Bypass, Fill, L1Config, Provenance, StorePolicy};
 use crate::model::trace::Trace;
+use crate::model::schedule::WarpOrder;
 use crate::model::walk::{walk_limited, Budget, Cut, Launch, Limits, DEFAULT_BUDGET};
 use crate::report::{BudgetHit, LoadModel, ModelCost, PolicyTraffic, Simulated};
 
@@ -266,6 +267,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         blocks: resident_blocks(occ.blocks_per_sm, hw.sm_count(), k.grid),
         args: k.args.clone(),
         memory: k.memory.clone(),
+        order: WarpOrder::default(),
     };
     let grant = k.grant;
     let walked = walk_limited(
