@@ -32,8 +32,8 @@ use gpucc_cache_pass::facts::geometry::Dim3;
 use gpucc_cache_pass::llvm::ir::IntPredicate;
 use gpucc_cache_pass::model::l1sim::{L1Config, L1};
 use gpucc_cache_pass::model::program::{Exit, MemOp, Node, PhiDef, Program};
-use gpucc_cache_pass::model::trace::{Instruction, Kind, Trace};
 use gpucc_cache_pass::model::schedule::WarpOrder;
+use gpucc_cache_pass::model::trace::{Instruction, Kind, Trace};
 use gpucc_cache_pass::model::walk::{walk, Budget, Launch};
 
 const THREADS: u32 = 256;

@@ -106,7 +106,12 @@ fn issue_points(blocks: &[Block], issued: &[Value], nodes: &mut [Node]) {
     for &b in blocks {
         for inst in b.instructions() {
             if inst.opcode() == Some(Opcode::LLVMPHI) {
-                used_at_end.extend(inst.incoming().into_iter().map(|(v, _)| v).filter(|&v| is_load(v)));
+                used_at_end.extend(
+                    inst.incoming()
+                        .into_iter()
+                        .map(|(v, _)| v)
+                        .filter(|&v| is_load(v)),
+                );
                 continue;
             }
             for i in 0..inst.num_operands() {

@@ -13,3 +13,5 @@ pub mod sm_model;
 pub mod trace;
 pub mod unknowns;
 pub mod walk;
+#[cfg(test)]
+mod walk_tests;

@@ -196,7 +196,12 @@ mod tests {
 
     /// Runs `warps` scripted warps (each a list of what it does per turn)
     /// and returns the order of (warp, turn) the scheduler gives.
-    fn run(order: WarpOrder, blocks: usize, per_block: usize, script: &[&[Issued]]) -> Vec<(usize, usize)> {
+    fn run(
+        order: WarpOrder,
+        blocks: usize,
+        per_block: usize,
+        script: &[&[Issued]],
+    ) -> Vec<(usize, usize)> {
         let mut s = Scheduler::new(order, blocks, per_block);
         let mut turn = vec![0; script.len()];
         let mut out = Vec::new();

@@ -50,8 +50,8 @@ use crate::model::kernel_trace::{
     kernel_program, resident_blocks, KernelProgram, Scope, TracedLoad,
 };
 use crate::model::l1sim::{Bypass, Fill, L1Config, Provenance, StorePolicy};
-use crate::model::trace::Trace;
 use crate::model::schedule::WarpOrder;
+use crate::model::trace::Trace;
 use crate::model::walk::{walk_limited, Budget, Cut, Launch, Limits, DEFAULT_BUDGET};
 use crate::report::{BudgetHit, LoadModel, ModelCost, PolicyTraffic, Simulated};
 

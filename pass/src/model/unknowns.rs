@@ -28,7 +28,6 @@ pub(crate) enum Standins {
     ThroughVariable,
 }
 
-
 /// What an expression reads, for the stand-in rules.
 #[derive(Clone, Copy, Default)]
 struct Reads {
@@ -203,7 +202,6 @@ pub(crate) fn standin_uses(program: &Program, instructions: usize) -> Vec<Standi
     uses
 }
 
-
 /// The coefficient of loop variable `var` in `e`, when `e` is affine in it
 /// (`Rec(var)` reached through `+`, `-`, multiplication or a left shift by
 /// a constant, and integer casts); `Some(0)` when `e` does not read it;
@@ -373,6 +371,15 @@ impl Based {
         }
     }
 }
+
+/// A new unknown start's value, relative to itself: its number modulo
+/// this. Lanes' starts spread evenly over the eight 4-byte words of a
+/// 32-byte sector, so a lane's run of consecutive words splits across
+/// sectors as often, on average, as from a uniformly random start: 8 words
+/// touch 1 + 7/8 sectors on average (for 8-byte elements the offsets cover
+/// the four positions of a sector twice: 2 + 3/4 sectors for 8). A start
+/// at a sector boundary for every lane would undercount.
+pub const START_OFFSETS: u32 = 8;
 
 /// Synthetic regions of addresses relative to an unknown per-lane start
 /// begin here: above the stand-in shift regions (2^60 to 2^61) and every

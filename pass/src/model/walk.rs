@@ -35,8 +35,9 @@
 //!   stand-in shift varied, keep synthetic addresses.
 //! - A known stride under an unknown start (issue 19 fact 12): a loop
 //!   variable whose value on entering its loop is unknown for a lane
-//!   (`j = rowptr[r]`) starts at 0 relative to a synthetic start of its own,
-//!   numbered per lane and loop entry, and keeps its known step (`++j`);
+//!   (`j = rowptr[r]`) takes a value relative to a synthetic start of its
+//!   own, numbered per lane and loop entry (`unknowns::START_OFFSETS`), and
+//!   keeps its known step (`++j`);
 //!   an address affine in it (`val[j]`, `col[j]`) lands in that start's own
 //!   region (`unknowns::BASED_REGION`), so consecutive iterations read consecutive
 //!   words while lanes with unknown starts share nothing. A branch that
@@ -75,7 +76,7 @@ use crate::model::schedule::{Issued, Scheduler, WarpOrder};
 use crate::model::trace::{Event, Instruction, Trace, UNKNOWN_REGION, UNKNOWN_SPACING};
 use crate::model::unknowns::{
     based_address, cond_variables, reads_loaded, shift_region, standin_uses, variables, Based,
-    Range, Standins,
+    Range, Standins, START_OFFSETS,
 };
 
 /// How much of the kernel is walked.
@@ -708,8 +709,13 @@ impl Walker<'_> {
                     let range = (uses == Standins::None && based == Based::Absolute)
                         .then(|| {
                             let env = &w.lanes[l].env;
-                            let iv =
-                                tape.interval(env, at, lanes.len(), &self.values, &mut self.intervals);
+                            let iv = tape.interval(
+                                env,
+                                at,
+                                lanes.len(),
+                                &self.values,
+                                &mut self.intervals,
+                            );
                             Range::within(iv, m.bytes)
                         })
                         .flatten();
@@ -867,7 +873,7 @@ impl Walker<'_> {
                 if v.is_none() && entry {
                     self.bases += 1;
                     base = self.bases;
-                    *v = Some(0);
+                    *v = Some(i64::from((base - 1) % START_OFFSETS));
                 }
                 out.push(base);
             }
