@@ -4,6 +4,8 @@
 //! (`locality`) and the per-kernel run that ties them together (`sm_model`).
 
 pub mod control;
+#[cfg(test)]
+mod control_tests;
 pub mod kernel_trace;
 pub mod l1sim;
 pub mod locality;

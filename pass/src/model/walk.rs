@@ -838,7 +838,7 @@ impl Walker<'_> {
     /// (issue 19 fact 12): per phi and lane, in `bases`, the start its new
     /// value is relative to (0: none), and `values` made unknown where that
     /// is not one start with coefficient 1. On entering a loop (`entry`),
-    /// a value unknown for a lane becomes 0 relative to a new start of its
+    /// a value unknown for a lane becomes an offset from a new start of its
     /// own. All from the old values, as phis assign in parallel.
     #[allow(clippy::too_many_arguments)]
     fn relative_phis(
