@@ -103,7 +103,7 @@ impl Scheduler {
     }
 
     /// The warp that issues next; `None` when every warp exited.
-    pub fn next(&mut self) -> Option<usize> {
+    pub fn pick(&mut self) -> Option<usize> {
         if let Some(w) = self.current {
             return Some(w);
         }
@@ -141,7 +141,7 @@ impl Scheduler {
         Some(w)
     }
 
-    /// Records what warp `w` (the one [`Scheduler::next`] gave) did.
+    /// Records what warp `w` (the one [`Scheduler::pick`] gave) did.
     pub fn issued(&mut self, w: usize, what: Issued) {
         match what {
             Issued::Burst => self.now += 1,
@@ -205,7 +205,7 @@ mod tests {
         let mut s = Scheduler::new(order, blocks, per_block);
         let mut turn = vec![0; script.len()];
         let mut out = Vec::new();
-        while let Some(w) = s.next() {
+        while let Some(w) = s.pick() {
             let what = script[w].get(turn[w]).copied().unwrap_or(Issued::Exited);
             if what != Issued::Exited {
                 out.push((w, turn[w]));

@@ -79,6 +79,10 @@ use crate::model::unknowns::{
     Range, Standins, START_OFFSETS,
 };
 
+/// The loop variables an expression reads, with their coefficients
+/// (`unknowns::variables`).
+type Variables = Vec<(u32, Option<i64>)>;
+
 /// How much of the kernel is walked.
 #[derive(Clone, Copy, Debug)]
 pub struct Budget {
@@ -229,8 +233,8 @@ struct Walker<'p> {
     phi_tapes: Vec<Vec<Vec<(u32, Tape)>>>,
     /// The loop variables each address, phi incoming value and exit reads
     /// (`unknowns::variables`), for the unknown-start rule.
-    address_vars: Vec<Vec<Vec<(u32, Option<i64>)>>>,
-    phi_vars: Vec<Vec<Vec<Vec<(u32, Option<i64>)>>>>,
+    address_vars: Vec<Vec<Variables>>,
+    phi_vars: Vec<Vec<Vec<Variables>>>,
     exit_vars: Vec<Vec<u32>>,
     /// Whether each instruction's address reads a value loaded per thread.
     loaded: Vec<bool>,
@@ -358,7 +362,7 @@ pub fn walk_limited(
         launch.blocks.len(),
         trace.warps_per_block as usize,
     );
-    while let Some(i) = scheduler.next() {
+    while let Some(i) = scheduler.pick() {
         if let Some(cut) = walker.over_limit(&trace) {
             walker.cut = Some(cut);
             break;
