@@ -405,3 +405,12 @@ pub(crate) fn based_address(address: i64, base: u32) -> u64 {
     let region = u64::from(base.saturating_sub(1)) % BASED_REGIONS;
     (address as u64 & (BASED_SPACING - 1)) + BASED_REGION + region * BASED_SPACING
 }
+
+/// Per instruction: whether its address reads a value loaded per thread.
+pub(crate) fn loaded_addresses(program: &Program, instructions: usize) -> Vec<bool> {
+    let mut loaded = vec![false; instructions];
+    for m in program.nodes.iter().flat_map(|n| n.ops.iter()) {
+        loaded[m.inst as usize] |= reads_loaded(&m.address);
+    }
+    loaded
+}

@@ -61,21 +61,26 @@
 //!   an expression once per lane group, so a hash chain costs its length.
 //!
 //! Pure: program and launch in, trace out. No IR, no cache.
+//!
+//! Length: the walker is one state machine (lane groups, evaluation
+//! buffers, budgets) whose steps share that state; what stands apart lives
+//! beside it: the scheduler (`schedule`), the unknown-address rules
+//! (`unknowns`), CFG facts and specialisation (`program`).
 
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Instant;
 
 use crate::facts::bounds::Interval;
-use crate::facts::evaluate::{eval, eval_cond, thread_coords, Env, Specialiser, Standin, Tape};
+use crate::facts::evaluate::{eval, eval_cond, thread_coords, Env, Standin, Tape};
 use crate::facts::geometry::Dim3;
 use crate::facts::memory::Memory;
 use crate::facts::traffic::WARP_SIZE;
-use crate::model::program::{Exit, MemOp, Node, PhiDef, Program, Shape};
+use crate::model::program::{guarded_sides, specialised, Exit, Program, Shape};
 use crate::model::schedule::{Issued, Scheduler, WarpOrder};
 use crate::model::trace::{Event, Instruction, Trace, UNKNOWN_REGION, UNKNOWN_SPACING};
 use crate::model::unknowns::{
-    based_address, cond_variables, reads_loaded, shift_region, standin_uses, variables, Based,
+    based_address, cond_variables, loaded_addresses, shift_region, standin_uses, variables, Based,
     Range, Standins, START_OFFSETS,
 };
 
@@ -395,60 +400,11 @@ pub fn walk_limited(
     }
 }
 
-/// Per instruction: whether its address reads a value loaded per thread.
-fn loaded_addresses(program: &Program, instructions: usize) -> Vec<bool> {
-    let mut loaded = vec![false; instructions];
-    for m in program.nodes.iter().flat_map(|n| n.ops.iter()) {
-        loaded[m.inst as usize] |= reads_loaded(&m.address);
-    }
-    loaded
-}
-
-/// `program` with what the launch fixes (block and grid shape, argument
-/// values, pointer bases) folded into its expressions once, rather than
-/// per thread and step (`evaluate::Specialiser`; the values are the same).
+/// `program` with what the launch fixes folded in (`program::specialise`).
 fn specialise(program: &Program, launch: &Launch) -> Program {
     let mut env = Env::new(launch.block, launch.grid, launch.args.clone());
     env.memory = launch.memory.clone();
-    let mut s = Specialiser::new(&env);
-    let nodes = (program.nodes.iter())
-        .map(|n| Node {
-            phis: (n.phis.iter())
-                .map(|p| PhiDef {
-                    var: p.var,
-                    incoming: p.incoming.iter().map(|(b, e)| (*b, s.expr(e))).collect(),
-                })
-                .collect(),
-            ops: (n.ops.iter())
-                .map(|m| MemOp {
-                    address: s.expr(&m.address),
-                    ..m.clone()
-                })
-                .collect(),
-            barriers: n.barriers.clone(),
-            exit: match &n.exit {
-                Exit::Branch {
-                    cond,
-                    then,
-                    otherwise,
-                } => Exit::Branch {
-                    cond: s.cond(cond),
-                    then: *then,
-                    otherwise: *otherwise,
-                },
-                Exit::Switch { on, cases, default } => Exit::Switch {
-                    on: s.expr(on),
-                    cases: cases.clone(),
-                    default: *default,
-                },
-                other => other.clone(),
-            },
-        })
-        .collect();
-    Program {
-        nodes,
-        vars: program.vars,
-    }
+    specialised(program, &env)
 }
 
 fn warps(program: &Program, launch: &Launch, instructions: usize) -> Vec<Warp> {
@@ -485,49 +441,6 @@ fn warps(program: &Program, launch: &Launch, instructions: usize) -> Vec<Warp> {
         }
     }
     out
-}
-
-/// For each branch, the side an unknown condition sends a lane to: the
-/// side that is not the join when one side reaches the other without a
-/// back edge (`if (c) { ... }`), else the `then` side.
-fn guarded_sides(p: &Program, shape: &Shape) -> Vec<u32> {
-    p.nodes
-        .iter()
-        .enumerate()
-        .map(|(b, n)| match n.exit {
-            Exit::Branch {
-                then, otherwise, ..
-            } => {
-                if reaches_forward(p, shape, otherwise, then) {
-                    otherwise
-                } else {
-                    then
-                }
-            }
-            _ => b as u32,
-        })
-        .collect()
-}
-
-/// Whether `to` is reachable from `from` along edges that go forward in
-/// reverse post-order.
-fn reaches_forward(p: &Program, shape: &Shape, from: u32, to: u32) -> bool {
-    let mut seen = vec![false; p.nodes.len()];
-    let mut stack = vec![from];
-    while let Some(x) = stack.pop() {
-        if x == to {
-            return true;
-        }
-        if std::mem::replace(&mut seen[x as usize], true) {
-            continue;
-        }
-        for s in p.nodes[x as usize].exit.successors() {
-            if shape.rank[s as usize] > shape.rank[x as usize] {
-                stack.push(s);
-            }
-        }
-    }
-    false
 }
 
 impl Walker<'_> {
