@@ -32,6 +32,7 @@ use gpucc_cache_pass::facts::geometry::Dim3;
 use gpucc_cache_pass::llvm::ir::IntPredicate;
 use gpucc_cache_pass::model::l1sim::{L1Config, L1};
 use gpucc_cache_pass::model::program::{Exit, MemOp, Node, PhiDef, Program};
+use gpucc_cache_pass::model::schedule::WarpOrder;
 use gpucc_cache_pass::model::trace::{Instruction, Kind, Trace};
 use gpucc_cache_pass::model::walk::{walk, Budget, Launch};
 
@@ -106,7 +107,12 @@ fn element(base: E, index: E) -> E {
 }
 
 fn node(phis: Vec<PhiDef>, ops: Vec<MemOp>, exit: Exit) -> Node {
-    Node { phis, ops, exit }
+    Node {
+        phis,
+        ops,
+        barriers: Vec::new(),
+        exit,
+    }
 }
 
 fn load(inst: u32, address: E) -> MemOp {
@@ -114,6 +120,7 @@ fn load(inst: u32, address: E) -> MemOp {
         inst,
         address,
         bytes: 4,
+        waits: false,
     }
 }
 
@@ -148,6 +155,13 @@ fn counted_loop(body: impl FnOnce(&E, &mut Vec<Node>) -> u32) -> Program {
         otherwise: exit,
     };
     nodes.push(node(Vec::new(), Vec::new(), Exit::Return));
+    // The body's sum uses every load: the warp waits after the last one
+    // of each iteration (issue 19's burst).
+    for n in &mut nodes {
+        if let Some(last) = n.ops.last_mut() {
+            last.waits = true;
+        }
+    }
     Program { nodes, vars: 1 }
 }
 
@@ -229,7 +243,11 @@ fn gather() -> Kernel {
             Vec::new(),
             vec![
                 load(0, element(param(0, "val"), j.clone())),
-                load(1, element(param(1, "col"), j)),
+                // `x[col[j]]` waits for `col[j]`.
+                MemOp {
+                    waits: true,
+                    ..load(1, element(param(1, "col"), j))
+                },
                 load(2, element(param(2, "x"), col)),
             ],
             Exit::Stop,
@@ -264,6 +282,7 @@ fn launch(trips: i64) -> Launch {
         blocks: (0..BLOCKS).map(|b| [b * SMS, 0, 0]).collect(),
         args: HashMap::from([(ARG_N, N), (ARG_T, trips)]),
         memory: None,
+        order: WarpOrder::default(),
     }
 }
 

@@ -5,9 +5,11 @@
 //!
 //! Which instructions are memory instructions of the trace, and of which
 //! kind, is the caller's (the analysis knows what it decided); this file
-//! only follows the CFG and folds addresses and conditions.
+//! only follows the CFG, folds addresses and conditions, and marks where a
+//! warp's burst of memory instructions ends (`issue_points`: scoreboard
+//! waits and block barriers, issue 19).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::facts::address::Folder;
 use crate::llvm::ir::{Block, Opcode, Value};
@@ -21,15 +23,23 @@ pub type MemoryOf<'a> = dyn FnMut(Value) -> Option<(u32, Value, u32)> + 'a;
 pub fn program(function: Value, folder: &mut Folder, memory: &mut MemoryOf) -> Program {
     let blocks = function.blocks();
     let index: HashMap<Block, u32> = blocks.iter().copied().zip(0..).collect();
-    let nodes = blocks
+    let mut issued = Vec::new();
+    let mut nodes: Vec<Node> = blocks
         .iter()
-        .map(|&b| node(b, &index, folder, memory))
+        .map(|&b| node(b, &index, folder, memory, &mut issued))
         .collect();
+    issue_points(&blocks, &issued, &mut nodes);
     let vars = folder.variable_count();
     Program { nodes, vars }
 }
 
-fn node(b: Block, index: &HashMap<Block, u32>, folder: &mut Folder, memory: &mut MemoryOf) -> Node {
+fn node(
+    b: Block,
+    index: &HashMap<Block, u32>,
+    folder: &mut Folder,
+    memory: &mut MemoryOf,
+    issued: &mut Vec<Value>,
+) -> Node {
     let mut phis = Vec::new();
     let mut ops = Vec::new();
     for inst in b.instructions() {
@@ -52,14 +62,127 @@ fn node(b: Block, index: &HashMap<Block, u32>, folder: &mut Folder, memory: &mut
                 inst: inst_index,
                 address: folder.fold(ptr),
                 bytes,
+                waits: false,
             });
+            issued.push(inst);
         }
     }
     Node {
         phis,
         ops,
+        barriers: Vec::new(),
         exit: exit(b, index, folder),
     }
+}
+
+/// Marks where each warp's burst of memory instructions ends (issue 19):
+/// `MemOp::waits` and `Node::barriers`. `issued` holds the trace's memory
+/// instructions in program order (the ops of `nodes`, block by block).
+///
+/// A GPU issues a warp's instructions in order and stalls an instruction
+/// whose operand a load still in flight will write (the scoreboard: Lindholm
+/// et al., IEEE Micro 2008; Accel-Sim's Volta model). So within a block,
+/// after a load the warp keeps issuing until an instruction reads a load
+/// issued since the last wait; the memory instruction issued last before
+/// that instruction `waits`. Every load in flight is then taken as
+/// returned (they were issued close together), and the count starts over.
+/// Only loads of the trace count (global loads and value-returning
+/// atomics); shared-memory loads return within tens of cycles.
+///
+/// A use in another block (including a phi, which reads the value on the
+/// edge out of the load's block) is taken to come before the next memory
+/// instruction: the block's last memory instruction waits when a load in
+/// flight at its end is used anywhere else. This is the common case (the
+/// loop's exit test or the next iteration's address reads it) and it can
+/// only end a burst early, never let one run past a real wait.
+///
+/// A block barrier ends the burst too; loads in flight at it are taken as
+/// returned, since the warp waits there for its whole block.
+fn issue_points(blocks: &[Block], issued: &[Value], nodes: &mut [Node]) {
+    let position: HashMap<Value, usize> = issued.iter().copied().zip(0..).collect();
+    // A load's value: a trace instruction of non-void type.
+    let is_load = |v: Value| position.contains_key(&v) && v.ty().is_sized();
+    let mut used_at_end: HashSet<Value> = HashSet::new();
+    for &b in blocks {
+        for inst in b.instructions() {
+            if inst.opcode() == Some(Opcode::LLVMPHI) {
+                used_at_end.extend(
+                    inst.incoming()
+                        .into_iter()
+                        .map(|(v, _)| v)
+                        .filter(|&v| is_load(v)),
+                );
+                continue;
+            }
+            for i in 0..inst.num_operands() {
+                let v = inst.operand(i);
+                if is_load(v) && v.parent_block() != b {
+                    used_at_end.insert(v);
+                }
+            }
+        }
+    }
+    for (node, &b) in nodes.iter_mut().zip(blocks) {
+        let mut in_flight: Vec<Value> = Vec::new();
+        let mut ops = 0usize;
+        for inst in b.instructions() {
+            if inst.opcode() == Some(Opcode::LLVMPHI) {
+                continue;
+            }
+            let reads_in_flight =
+                (0..inst.num_operands()).any(|i| in_flight.contains(&inst.operand(i)));
+            if reads_in_flight {
+                wait(node, &mut in_flight, ops);
+            }
+            if position.contains_key(&inst) {
+                ops += 1;
+                if is_load(inst) {
+                    in_flight.push(inst);
+                }
+            } else if is_block_barrier(inst) {
+                node.barriers.push(ops as u32);
+                in_flight.clear();
+            }
+        }
+        if in_flight.iter().any(|v| used_at_end.contains(v)) {
+            wait(node, &mut in_flight, ops);
+        }
+    }
+}
+
+/// The op issued last (the `ops`-th of `node`) waits; loads in flight
+/// are then taken as returned.
+fn wait(node: &mut Node, in_flight: &mut Vec<Value>, ops: usize) {
+    if let Some(op) = ops.checked_sub(1) {
+        node.ops[op].waits = true;
+    }
+    in_flight.clear();
+}
+
+/// Whether `inst` is a barrier of the whole block: `__syncthreads()` and
+/// its `_count`/`_and`/`_or` forms (`llvm.nvvm.barrier0*`), `bar.sync`/
+/// `barrier.sync` with or without a thread count, LLVM 19's names (the
+/// intrinsic table of libLLVM 19). Not `__syncwarp` (`bar.warp.sync`, one
+/// warp) nor the cluster barriers (`barrier.cluster.*`, across blocks).
+fn is_block_barrier(inst: Value) -> bool {
+    if inst.opcode() != Some(Opcode::LLVMCall) {
+        return false;
+    }
+    let Some(name) = inst.called_value().intrinsic_name() else {
+        return false;
+    };
+    matches!(
+        name.as_str(),
+        "llvm.nvvm.barrier0"
+            | "llvm.nvvm.barrier0.popc"
+            | "llvm.nvvm.barrier0.and"
+            | "llvm.nvvm.barrier0.or"
+            | "llvm.nvvm.barrier"
+            | "llvm.nvvm.barrier.n"
+            | "llvm.nvvm.bar.sync"
+            | "llvm.nvvm.barrier.sync"
+            | "llvm.nvvm.barrier.sync.cnt"
+    )
 }
 
 fn exit(b: Block, index: &HashMap<Block, u32>, folder: &mut Folder) -> Exit {

@@ -5,11 +5,17 @@
 //! (`locality`) and the per-kernel run that ties them together (`sm_model`).
 
 pub mod control;
+#[cfg(test)]
+mod control_tests;
 pub mod kernel_trace;
 pub mod l1_config;
 pub mod l1sim;
 pub mod locality;
 pub mod program;
+pub mod schedule;
 pub mod sm_model;
 pub mod trace;
+pub mod unknowns;
 pub mod walk;
+#[cfg(test)]
+mod walk_tests;

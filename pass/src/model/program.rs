@@ -1,9 +1,12 @@
 //! A kernel's control flow as typed facts, for the whole-kernel trace
 //! (issue 7): its blocks in order, the phis each block assigns on entry,
 //! the global memory instructions it executes with their address
-//! expressions, and how it exits. Built from the IR by `control`; walked per
-//! warp by `trace`. Also the loop structure the walk needs (natural loops
-//! from retreating edges of a reverse post-order).
+//! expressions, where a warp's burst of memory instructions ends (a
+//! scoreboard wait on a loaded value, a block barrier), and how it exits.
+//! Built from the IR by `control`; walked per warp by `walk`. Also the
+//! loop structure the walk needs (natural loops from retreating edges of a
+//! reverse post-order), the side an unknown guard takes, and the program
+//! specialised to a launch.
 //!
 //! Pure data and CFG arithmetic: no IR handles are followed here, no
 //! policy, no cache.
@@ -11,6 +14,7 @@
 use std::rc::Rc;
 
 use crate::facts::address::{Cond, E};
+use crate::facts::evaluate::{Env, Specialiser};
 
 /// How a block ends.
 #[derive(Clone, Debug)]
@@ -63,12 +67,23 @@ pub struct MemOp {
     pub address: E,
     /// Bytes each thread accesses.
     pub bytes: u32,
+    /// Whether the warp waits after issuing this instruction, before its
+    /// next memory instruction: some instruction between them (in issue
+    /// order) uses the value of a load issued since the last wait, so the
+    /// scoreboard holds the warp until that load returns (see `control`).
+    /// `false`: the next memory instruction issues back to back.
+    pub waits: bool,
 }
 
 #[derive(Clone, Debug)]
 pub struct Node {
     pub phis: Vec<PhiDef>,
     pub ops: Vec<MemOp>,
+    /// Block barriers (`__syncthreads`, `bar.sync`), each as the index of
+    /// the op it precedes (`ops.len()`: after the last), in order. A warp
+    /// reaching one waits until every warp of its block that has not
+    /// exited reaches a barrier.
+    pub barriers: Vec<u32>,
     pub exit: Exit,
 }
 
@@ -154,6 +169,94 @@ impl Shape {
     }
 }
 
+/// `program` with what `env` fixes (block and grid shape, argument
+/// values, pointer bases) folded into its expressions once, rather than
+/// per thread and step (`evaluate::Specialiser`; the values are the same).
+pub fn specialised(program: &Program, env: &Env) -> Program {
+    let mut s = Specialiser::new(env);
+    let nodes = (program.nodes.iter())
+        .map(|n| Node {
+            phis: (n.phis.iter())
+                .map(|p| PhiDef {
+                    var: p.var,
+                    incoming: p.incoming.iter().map(|(b, e)| (*b, s.expr(e))).collect(),
+                })
+                .collect(),
+            ops: (n.ops.iter())
+                .map(|m| MemOp {
+                    address: s.expr(&m.address),
+                    ..m.clone()
+                })
+                .collect(),
+            barriers: n.barriers.clone(),
+            exit: match &n.exit {
+                Exit::Branch {
+                    cond,
+                    then,
+                    otherwise,
+                } => Exit::Branch {
+                    cond: s.cond(cond),
+                    then: *then,
+                    otherwise: *otherwise,
+                },
+                Exit::Switch { on, cases, default } => Exit::Switch {
+                    on: s.expr(on),
+                    cases: cases.clone(),
+                    default: *default,
+                },
+                other => other.clone(),
+            },
+        })
+        .collect();
+    Program {
+        nodes,
+        vars: program.vars,
+    }
+}
+
+/// For each branch, the side an unknown condition sends a lane to: the
+/// side that is not the join when one side reaches the other without a
+/// back edge (`if (c) { ... }`), else the `then` side.
+pub fn guarded_sides(p: &Program, shape: &Shape) -> Vec<u32> {
+    p.nodes
+        .iter()
+        .enumerate()
+        .map(|(b, n)| match n.exit {
+            Exit::Branch {
+                then, otherwise, ..
+            } => {
+                if reaches_forward(p, shape, otherwise, then) {
+                    otherwise
+                } else {
+                    then
+                }
+            }
+            _ => b as u32,
+        })
+        .collect()
+}
+
+/// Whether `to` is reachable from `from` along edges that go forward in
+/// reverse post-order.
+fn reaches_forward(p: &Program, shape: &Shape, from: u32, to: u32) -> bool {
+    let mut seen = vec![false; p.nodes.len()];
+    let mut stack = vec![from];
+    while let Some(x) = stack.pop() {
+        if x == to {
+            return true;
+        }
+        if std::mem::replace(&mut seen[x as usize], true) {
+            continue;
+        }
+        for s in p.nodes[x as usize].exit.successors() {
+            if shape.rank[s as usize] > shape.rank[x as usize] {
+                stack.push(s);
+            }
+        }
+    }
+    false
+}
+
 fn reverse_post_order(succ: &[Vec<u32>]) -> Vec<u32> {
     let n = succ.len();
     let mut rank = vec![u32::MAX; n];
@@ -192,6 +295,7 @@ mod tests {
         Node {
             phis: Vec::new(),
             ops: Vec::new(),
+            barriers: Vec::new(),
             exit,
         }
     }

@@ -52,6 +52,7 @@ use crate::model::kernel_trace::{
 };
 use crate::model::l1_config::Scenario as L1Question;
 use crate::model::l1sim::{Bypass, Fill, L1Config, L1Error, Provenance};
+use crate::model::schedule::WarpOrder;
 use crate::model::trace::{Kind, Trace};
 use crate::model::walk::{walk_limited, Budget, Cut, Launch, Limits, DEFAULT_BUDGET};
 use crate::report::{
@@ -274,6 +275,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         blocks: resident_blocks(occ.blocks_per_sm, hw.sm_count(), k.grid),
         args: k.args.clone(),
         memory: k.memory.clone(),
+        order: WarpOrder::default(),
     };
     let grant = k.grant;
     let walked = walk_limited(
@@ -320,6 +322,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         )),
         _ => {}
     }
+    let (walked_cut, walked_evaluations) = (walked.cut, walked.evaluations);
     let trace = walked.trace;
     let l1_bytes = occ.l1_bytes_per_sm / hw.line_bytes * hw.line_bytes;
     let capacity =
@@ -345,8 +348,39 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     let (cons, aggr) = (verdicts(0), verdicts(1));
     let mut m = model_within(&trace, config, [&cons, &aggr], usable, limit)
         .map_err(|e| NoModel::Error(e.to_string()))?;
+    let mut rr_evaluations = 0;
     let robust = if k.auto && usable && m.cut.is_none() {
-        let scenarios = scenarios(hw, &occ, config, &trace, None);
+        // The round-robin trace, for its scenario: walked like the nominal
+        // one, within what the nominal walk left of the evaluation grant
+        // and no more than it spent. A walk the evaluation grant or the
+        // clock cut is not a scenario (its figures would cover less of the
+        // kernel than the nominal's); one the access budget cut, like the
+        // nominal walk, covers as many thread-accesses.
+        let comparable =
+            |c: Option<Cut>| matches!(c, None | Some(Cut::Accesses) | Some(Cut::Steps));
+        let rr = comparable(walked_cut).then(|| {
+            walk_limited(
+                &program.program,
+                program.instructions.clone(),
+                &Launch {
+                    order: WarpOrder::RoundRobin,
+                    ..launch.clone()
+                },
+                Budget {
+                    accesses: grant.spend.thread_accesses,
+                    ..DEFAULT_BUDGET
+                },
+                Limits {
+                    evaluations: (grant.spend.evaluation_steps)
+                        .saturating_sub(walked_evaluations)
+                        .min(walked_evaluations),
+                    deadline: Some(grant.deadline),
+                },
+            )
+        });
+        rr_evaluations = rr.as_ref().map_or(0, |w| w.evaluations);
+        let rr = rr.filter(|w| w.cut == walked_cut).map(|w| w.trace);
+        let scenarios = scenarios(hw, &occ, config, &trace, rr.as_ref());
         let r = robust_choice(&scenarios, &m, [&cons, &aggr], usable, limit)
             .map_err(|e| NoModel::Error(e.to_string()))?;
         if r.choice != m.auto {
@@ -384,7 +418,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     };
     let spent = Spend {
         thread_accesses: accesses,
-        evaluation_steps: walked.evaluations,
+        evaluation_steps: walked_evaluations + rr_evaluations,
         simulated_accesses: m.simulated_accesses,
     };
     match m.cut {

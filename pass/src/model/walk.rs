@@ -33,9 +33,24 @@
 //!   distribution (a skewed histogram) only helps caching. Only instructions whose
 //!   address reads no stand-in are bounded; the others, and those whose
 //!   stand-in shift varied, keep synthetic addresses.
-//! - Interleaving: loose round-robin, one memory instruction per warp per
-//!   turn over all warps of all blocks (the common simulator default);
-//!   `__syncthreads` is not modelled, since round-robin keeps warps in step.
+//! - A known stride under an unknown start (issue 19 fact 12): a loop
+//!   variable whose value on entering its loop is unknown for a lane
+//!   (`j = rowptr[r]`) takes a value relative to a synthetic start of its
+//!   own, numbered per lane and loop entry (`unknowns::START_OFFSETS`), and
+//!   keeps its known step (`++j`);
+//!   an address affine in it (`val[j]`, `col[j]`) lands in that start's own
+//!   region (`unknowns::BASED_REGION`), so consecutive iterations read consecutive
+//!   words while lanes with unknown starts share nothing. A branch that
+//!   reads such a variable is unknown (`j < 10` says nothing of the real
+//!   j). Addresses that also read a stand-in keep synthetic unknowns.
+//!   [`Walked::accesses`] says which instructions had such addresses, and
+//!   which were gathers (an unknown address read from memory, `x[col[j]]`).
+//! - Interleaving (issue 19): a warp issues its memory instructions back
+//!   to back until one waits on a load in flight (`MemOp::waits`) or it
+//!   reaches a block barrier (`Node::barriers`); [`Launch::order`] picks
+//!   the next warp (`schedule`: greedy-then-oldest by default, or
+//!   round-robin), and a barrier holds a warp until its block's live warps
+//!   reach one.
 //! - Budgets: at most [`Budget::iterations`] iterations per loop entry, and
 //!   at most [`Budget::accesses`] thread-accesses in all; with
 //!   [`walk_limited`], also at most [`Limits::evaluations`] evaluation steps
@@ -46,21 +61,32 @@
 //!   an expression once per lane group, so a hash chain costs its length.
 //!
 //! Pure: program and launch in, trace out. No IR, no cache.
+//!
+//! Length: the walker is one state machine (lane groups, evaluation
+//! buffers, budgets) whose steps share that state; what stands apart lives
+//! beside it: the scheduler (`schedule`), the unknown-address rules
+//! (`unknowns`), CFG facts and specialisation (`program`).
 
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Instant;
 
-use crate::facts::address::Cond;
 use crate::facts::bounds::Interval;
-use crate::facts::evaluate::{eval, eval_cond, thread_coords, Env, Specialiser, Standin, Tape};
+use crate::facts::evaluate::{eval, eval_cond, thread_coords, Env, Standin, Tape};
 use crate::facts::geometry::Dim3;
 use crate::facts::memory::Memory;
 use crate::facts::traffic::WARP_SIZE;
-use crate::model::program::{Exit, MemOp, Node, PhiDef, Program, Shape};
-use crate::model::trace::{
-    Event, Instruction, Trace, MAX_BOUNDED_SPAN, UNKNOWN_REGION, UNKNOWN_SPACING,
+use crate::model::program::{guarded_sides, specialised, Exit, Program, Shape};
+use crate::model::schedule::{Issued, Scheduler, WarpOrder};
+use crate::model::trace::{Event, Instruction, Trace, UNKNOWN_REGION, UNKNOWN_SPACING};
+use crate::model::unknowns::{
+    based_address, cond_variables, loaded_addresses, shift_region, standin_uses, variables, Based,
+    Range, Standins, START_OFFSETS,
 };
+
+/// The loop variables an expression reads, with their coefficients
+/// (`unknowns::variables`).
+type Variables = Vec<(u32, Option<i64>)>;
 
 /// How much of the kernel is walked.
 #[derive(Clone, Copy, Debug)]
@@ -122,6 +148,20 @@ pub struct Walked {
     /// The limit that stopped the walk before every warp finished, if one did
     /// (loops cut at [`Budget::iterations`] still finish).
     pub cut: Option<Cut>,
+    /// Per instruction, what its addresses were made of.
+    pub accesses: Vec<AccessFacts>,
+}
+
+/// What the walk found of one instruction's addresses (issue 19 fact 12).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AccessFacts {
+    /// Some address was a known offset from a lane's unknown start (in the
+    /// start's own region): its stride is modelled, its start is not.
+    pub based: bool,
+    /// Some address was a synthetic unknown computed from a value loaded
+    /// per thread (`x[col[j]]`): a data-dependent gather, which the
+    /// decision layer may treat as a scenario (it shares nothing here).
+    pub gather: bool,
 }
 
 /// Limit checks between two looks at the clock.
@@ -137,6 +177,8 @@ pub struct Launch {
     pub args: HashMap<u32, i64>,
     /// Kernel data the user bound.
     pub memory: Option<Rc<Memory>>,
+    /// How the SM picks the warp that issues next.
+    pub order: WarpOrder,
 }
 
 struct Lane {
@@ -144,15 +186,35 @@ struct Lane {
     at: u32,
     /// Iterations done of the loop headed by each node, this entry.
     trips: Vec<u32>,
+    /// Per loop variable: 0, or the number of the unknown start its value
+    /// is relative to (`unknowns::Based`).
+    bases: Vec<u32>,
     done: bool,
+}
+
+/// Where a warp is in the block it runs.
+struct Position {
+    node: u32,
+    lanes: Vec<usize>,
+    /// The next memory op, and the next barrier, of the block.
+    op: usize,
+    barrier: usize,
+}
+
+/// What a warp did at its turn (see `schedule::Issued`).
+enum Step {
+    /// A memory instruction; `true`: the warp waits after it.
+    Event(Event, bool),
+    Barrier,
+    Exited,
 }
 
 struct Warp {
     slot: u32,
     index: u32,
     lanes: Vec<Lane>,
-    /// The block being run, its lanes, and the next memory op in it.
-    current: Option<(u32, Vec<usize>, usize)>,
+    /// The block being run and the lanes running it.
+    current: Option<Position>,
     executions: Vec<u32>,
     steps: u64,
 }
@@ -160,20 +222,6 @@ struct Warp {
 /// A limit on blocks entered per warp: a loop without memory instructions
 /// whose exit the budget cannot see still ends.
 const MAX_STEPS: u64 = 1 << 20;
-
-/// How a memory instruction's address depends on stand-ins (integer
-/// arguments nobody gave, values loaded from block-uniform addresses).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Standins {
-    None,
-    /// Read directly: evaluated at two stand-ins, the address is used only
-    /// if every thread's moves by the same amount (a shift of the whole
-    /// footprint); otherwise it is unknown per thread.
-    Direct,
-    /// Read through a loop variable, whose value only one stand-in gave:
-    /// unknown per thread.
-    ThroughVariable,
-}
 
 struct Walker<'p> {
     program: &'p Program,
@@ -188,11 +236,22 @@ struct Walker<'p> {
     /// incoming values (`[node][phi]`), compiled once.
     address_tapes: Vec<Vec<Tape>>,
     phi_tapes: Vec<Vec<Vec<(u32, Tape)>>>,
+    /// The loop variables each address, phi incoming value and exit reads
+    /// (`unknowns::variables`), for the unknown-start rule.
+    address_vars: Vec<Vec<Variables>>,
+    phi_vars: Vec<Vec<Vec<Variables>>>,
+    exit_vars: Vec<Vec<u32>>,
+    /// Whether each instruction's address reads a value loaded per thread.
+    loaded: Vec<bool>,
+    /// Unknown starts numbered so far (0: none; the walk's fast paths).
+    bases: u32,
+    accesses: Vec<AccessFacts>,
     /// Buffers of the batched evaluation.
     values: Vec<Option<i64>>,
     low: Vec<Option<i64>>,
     high: Vec<Option<i64>>,
     phi_lanes: Vec<Vec<Option<i64>>>,
+    phi_bases: Vec<Vec<u32>>,
     moves: Vec<(usize, u32)>,
     entering: Vec<usize>,
     varying: Vec<bool>,
@@ -253,10 +312,31 @@ pub fn walk_limited(
                     .collect()
             })
             .collect(),
+        address_vars: (program.nodes.iter())
+            .map(|n| n.ops.iter().map(|m| variables(&m.address)).collect())
+            .collect(),
+        phi_vars: (program.nodes.iter())
+            .map(|n| {
+                (n.phis.iter())
+                    .map(|p| p.incoming.iter().map(|(_, e)| variables(e)).collect())
+                    .collect()
+            })
+            .collect(),
+        exit_vars: (program.nodes.iter())
+            .map(|n| match &n.exit {
+                Exit::Branch { cond, .. } => cond_variables(cond),
+                Exit::Switch { on, .. } => variables(on).into_iter().map(|v| v.0).collect(),
+                _ => Vec::new(),
+            })
+            .collect(),
+        loaded: loaded_addresses(program, instructions.len()),
+        bases: 0,
+        accesses: vec![AccessFacts::default(); instructions.len()],
         values: Vec::new(),
         low: Vec::new(),
         high: Vec::new(),
         phi_lanes: Vec::new(),
+        phi_bases: Vec::new(),
         moves: Vec::new(),
         entering: Vec::new(),
         varying: vec![false; instructions.len()],
@@ -282,20 +362,30 @@ pub fn walk_limited(
         ..Trace::default()
     };
     let mut addresses = Vec::with_capacity(WARP_SIZE);
-    let mut live = true;
-    'walk: while live {
-        live = false;
-        for w in warps.iter_mut() {
-            if let Some(cut) = walker.over_limit(&trace) {
-                walker.cut = Some(cut);
-                break 'walk;
-            }
-            addresses.clear();
-            if let Some(e) = walker.next_event(w, &mut addresses) {
-                trace.push(e, &addresses);
-                live = true;
-            }
+    let mut scheduler = Scheduler::new(
+        launch.order,
+        launch.blocks.len(),
+        trace.warps_per_block as usize,
+    );
+    while let Some(i) = scheduler.pick() {
+        if let Some(cut) = walker.over_limit(&trace) {
+            walker.cut = Some(cut);
+            break;
         }
+        addresses.clear();
+        let issued = match walker.next_event(&mut warps[i], &mut addresses) {
+            Step::Event(e, waits) => {
+                trace.push(e, &addresses);
+                if waits {
+                    Issued::Waits
+                } else {
+                    Issued::Burst
+                }
+            }
+            Step::Barrier => Issued::Barrier,
+            Step::Exited => Issued::Exited,
+        };
+        scheduler.issued(i, issued);
     }
     walker.forget_varying(&mut trace);
     trace.bounded = (walker.spans.iter().zip(&walker.unbounded))
@@ -306,227 +396,15 @@ pub fn walk_limited(
         trace,
         evaluations: walker.evaluations,
         cut: walker.cut,
+        accesses: walker.accesses,
     }
 }
 
-/// What an expression reads, for the stand-in rules.
-#[derive(Clone, Copy, Default)]
-struct Reads {
-    /// A stand-in (an `Arg` left after specialisation, a `Uniform`).
-    standin: bool,
-    /// Something that differs between threads or blocks.
-    varying: bool,
-    /// A loop variable a stand-in reached.
-    tainted: bool,
-    /// A stand-in combined with a varying value by an operation that is not
-    /// linear in it (`t & n`, `t << sh`, `t % n`): two stand-in values say
-    /// nothing about the addresses, so they are unknown per thread.
-    nonlinear: bool,
-}
-
-impl Reads {
-    fn or(self, o: Reads) -> Reads {
-        Reads {
-            standin: self.standin || o.standin,
-            varying: self.varying || o.varying,
-            tainted: self.tainted || o.tainted,
-            nonlinear: self.nonlinear || o.nonlinear,
-        }
-    }
-}
-
-fn reads(e: &crate::facts::address::Expr, tainted: &[bool]) -> Reads {
-    use crate::facts::address::{BinOp, Expr, Sreg};
-    match e {
-        Expr::Arg { .. } | Expr::Uniform { .. } => Reads {
-            standin: true,
-            ..Reads::default()
-        },
-        Expr::Sreg(Sreg::Tid(_) | Sreg::Ctaid(_) | Sreg::LaneId) => Reads {
-            varying: true,
-            ..Reads::default()
-        },
-        Expr::Rec(v) => Reads {
-            varying: true,
-            tainted: tainted.get(*v as usize).copied().unwrap_or(false),
-            ..Reads::default()
-        },
-        Expr::Data { from, .. } => Reads {
-            varying: true,
-            ..reads(from, tainted)
-        },
-        Expr::Bin { op, lhs, rhs, .. } => {
-            let (l, r) = (reads(lhs, tainted), reads(rhs, tainted));
-            let all = l.or(r);
-            let linear = match op {
-                BinOp::Add | BinOp::Sub | BinOp::Mul => true,
-                BinOp::Shl => !r.standin,
-                _ => false,
-            };
-            Reads {
-                nonlinear: all.nonlinear || (!linear && all.standin && all.varying),
-                ..all
-            }
-        }
-        Expr::Cast { value, .. } => reads(value, tainted),
-        Expr::Select {
-            then, otherwise, ..
-        } => reads(then, tainted).or(reads(otherwise, tainted)),
-        Expr::AddRec { start, step, .. } => Reads {
-            varying: true,
-            ..reads(start, tainted).or(reads(step, tainted))
-        },
-        _ => Reads::default(),
-    }
-}
-
-/// The naturally aligned start addresses a bounded unknown may take:
-/// `first`, `first + align`, ..., `count` of them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Range {
-    first: u64,
-    align: u64,
-    count: u64,
-}
-
-impl Range {
-    /// The aligned addresses in `address` (an interval of start addresses)
-    /// for a `bytes`-wide access, if they cover at most
-    /// [`MAX_BOUNDED_SPAN`] bytes; `None` for an unbounded one.
-    fn within(address: Interval, bytes: u32) -> Option<Range> {
-        // The largest power of two dividing the access size (a 12-byte
-        // struct read is 4-byte aligned).
-        let align = 1i128 << bytes.max(1).trailing_zeros();
-        if address.lo < 0 || address.width() >= u128::from(MAX_BOUNDED_SPAN) {
-            return None;
-        }
-        let first = (address.lo + align - 1) / align * align;
-        let last = address.hi / align * align;
-        if last < first || (last - first) as u64 + u64::from(bytes) > MAX_BOUNDED_SPAN {
-            return None;
-        }
-        Some(Range {
-            first: first as u64,
-            align: align as u64,
-            count: ((last - first) / align) as u64 + 1,
-        })
-    }
-
-    /// The bytes the range's accesses cover.
-    fn span(self, bytes: u32) -> u64 {
-        (self.count - 1) * self.align + u64::from(bytes)
-    }
-
-    /// One of the addresses, uniformly, by a hash of `key` (instruction,
-    /// block, warp, lane, execution): deterministic, and independent
-    /// between lanes and executions.
-    fn draw(self, key: [u32; 5]) -> u64 {
-        let mut h = 0u64;
-        for k in key {
-            h = splitmix(h ^ u64::from(k));
-        }
-        self.first + (h % self.count) * self.align
-    }
-}
-
-/// SplitMix64's finaliser (Steele et al., OOPSLA 2014): a well-mixed
-/// 64-bit hash of its input.
-fn splitmix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// A stand-in shift's own region of the address space: accesses whose
-/// addresses moved by different amounts between the two stand-ins (`a[j*n]`
-/// for different j, `a[blockIdx.x*n]` for different blocks) have no known
-/// distance, so they must not meet; equal shifts share a region. Regions
-/// start at 2^60, past every base and below [`UNKNOWN_REGION`], 2^48 apart.
-fn shift_region(shift: i64) -> i64 {
-    let h = (shift as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
-    (1i64 << 60) + (((h % 4095) + 1) as i64) * (1i64 << 48)
-}
-
-/// Per instruction, how its address depends on stand-ins. After
-/// specialisation every `Arg` left is one nobody gave. A loop variable is
-/// tainted when some incoming value reads a stand-in or a tainted variable.
-fn standin_uses(program: &Program, instructions: usize) -> Vec<Standins> {
-    let mut tainted = vec![false; program.vars as usize];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for p in program.nodes.iter().flat_map(|n| n.phis.iter()) {
-            if tainted[p.var as usize] {
-                continue;
-            }
-            if p.incoming.iter().any(|(_, e)| {
-                let r = reads(e, &tainted);
-                r.standin || r.tainted
-            }) {
-                tainted[p.var as usize] = true;
-                changed = true;
-            }
-        }
-    }
-    let mut uses = vec![Standins::None; instructions];
-    for m in program.nodes.iter().flat_map(|n| n.ops.iter()) {
-        let r = reads(&m.address, &tainted);
-        uses[m.inst as usize] = if r.tainted || r.nonlinear {
-            Standins::ThroughVariable
-        } else if r.standin {
-            Standins::Direct
-        } else {
-            Standins::None
-        };
-    }
-    uses
-}
-
-/// `program` with what the launch fixes (block and grid shape, argument
-/// values, pointer bases) folded into its expressions once, rather than
-/// per thread and step (`evaluate::Specialiser`; the values are the same).
+/// `program` with what the launch fixes folded in (`program::specialise`).
 fn specialise(program: &Program, launch: &Launch) -> Program {
     let mut env = Env::new(launch.block, launch.grid, launch.args.clone());
     env.memory = launch.memory.clone();
-    let mut s = Specialiser::new(&env);
-    let nodes = (program.nodes.iter())
-        .map(|n| Node {
-            phis: (n.phis.iter())
-                .map(|p| PhiDef {
-                    var: p.var,
-                    incoming: p.incoming.iter().map(|(b, e)| (*b, s.expr(e))).collect(),
-                })
-                .collect(),
-            ops: (n.ops.iter())
-                .map(|m| MemOp {
-                    address: s.expr(&m.address),
-                    ..m.clone()
-                })
-                .collect(),
-            exit: match &n.exit {
-                Exit::Branch {
-                    cond,
-                    then,
-                    otherwise,
-                } => Exit::Branch {
-                    cond: s.cond(cond),
-                    then: *then,
-                    otherwise: *otherwise,
-                },
-                Exit::Switch { on, cases, default } => Exit::Switch {
-                    on: s.expr(on),
-                    cases: cases.clone(),
-                    default: *default,
-                },
-                other => other.clone(),
-            },
-        })
-        .collect();
-    Program {
-        nodes,
-        vars: program.vars,
-    }
+    specialised(program, &env)
 }
 
 fn warps(program: &Program, launch: &Launch, instructions: usize) -> Vec<Warp> {
@@ -547,6 +425,7 @@ fn warps(program: &Program, launch: &Launch, instructions: usize) -> Vec<Warp> {
                         env,
                         at: 0,
                         trips: vec![0; program.nodes.len()],
+                        bases: vec![0; program.vars as usize],
                         done: program.nodes.is_empty(),
                     }
                 })
@@ -562,49 +441,6 @@ fn warps(program: &Program, launch: &Launch, instructions: usize) -> Vec<Warp> {
         }
     }
     out
-}
-
-/// For each branch, the side an unknown condition sends a lane to: the
-/// side that is not the join when one side reaches the other without a
-/// back edge (`if (c) { ... }`), else the `then` side.
-fn guarded_sides(p: &Program, shape: &Shape) -> Vec<u32> {
-    p.nodes
-        .iter()
-        .enumerate()
-        .map(|(b, n)| match n.exit {
-            Exit::Branch {
-                then, otherwise, ..
-            } => {
-                if reaches_forward(p, shape, otherwise, then) {
-                    otherwise
-                } else {
-                    then
-                }
-            }
-            _ => b as u32,
-        })
-        .collect()
-}
-
-/// Whether `to` is reachable from `from` along edges that go forward in
-/// reverse post-order.
-fn reaches_forward(p: &Program, shape: &Shape, from: u32, to: u32) -> bool {
-    let mut seen = vec![false; p.nodes.len()];
-    let mut stack = vec![from];
-    while let Some(x) = stack.pop() {
-        if x == to {
-            return true;
-        }
-        if std::mem::replace(&mut seen[x as usize], true) {
-            continue;
-        }
-        for s in p.nodes[x as usize].exit.successors() {
-            if shape.rank[s as usize] > shape.rank[x as usize] {
-                stack.push(s);
-            }
-        }
-    }
-    false
 }
 
 impl Walker<'_> {
@@ -655,110 +491,25 @@ impl Walker<'_> {
         }
     }
 
-    /// The warp's next memory event, its active lanes' addresses into
-    /// `addresses`; `None` when the warp has finished.
-    fn next_event(&mut self, w: &mut Warp, addresses: &mut Vec<u64>) -> Option<Event> {
+    /// The warp's next step: a memory event (its active lanes' addresses
+    /// into `addresses`), a barrier, or its exit.
+    fn next_event(&mut self, w: &mut Warp, addresses: &mut Vec<u64>) -> Step {
+        let program = self.program;
         loop {
-            if let Some((node, lanes, op)) = &mut w.current {
-                let ops = &self.program.nodes[*node as usize].ops;
-                if let Some(m) = ops.get(*op) {
-                    let tape = &self.address_tapes[*node as usize][*op];
-                    *op += 1;
-                    let mut unknown = false;
-                    let uses = self.standins[m.inst as usize];
-                    let (mut low, mut high) = (
-                        std::mem::take(&mut self.low),
-                        std::mem::take(&mut self.high),
-                    );
-                    low.clear();
-                    for &l in lanes.iter() {
-                        w.lanes[l].env.standin = Standin::Low;
-                    }
-                    match uses {
-                        Standins::ThroughVariable => low.resize(lanes.len(), None),
-                        Standins::None | Standins::Direct => {
-                            let envs: Vec<&Env> = lanes.iter().map(|&l| &w.lanes[l].env).collect();
-                            tape.eval_lanes(&envs, &mut low, &mut self.values);
-                            self.evaluations += tape.cost() * lanes.len() as u64;
-                        }
-                    }
-                    if uses == Standins::Direct {
-                        for &l in lanes.iter() {
-                            w.lanes[l].env.standin = Standin::High;
-                        }
-                        let envs: Vec<&Env> = lanes.iter().map(|&l| &w.lanes[l].env).collect();
-                        tape.eval_lanes(&envs, &mut high, &mut self.values);
-                        self.evaluations += tape.cost() * lanes.len() as u64;
-                        for &l in lanes.iter() {
-                            w.lanes[l].env.standin = Standin::Low;
-                        }
-                        let key = m.inst as usize * self.blocks + w.slot as usize;
-                        for (a, h) in low.iter_mut().zip(&high) {
-                            *a = a.zip(*h).map(|(low, high)| {
-                                let shift = high.wrapping_sub(low);
-                                let first = *self.shift[key].get_or_insert(shift);
-                                if shift != first {
-                                    self.varying[m.inst as usize] = true;
-                                }
-                                if shift == 0 {
-                                    low
-                                } else {
-                                    low.wrapping_add(shift_region(shift))
-                                }
-                            });
-                        }
-                    }
-                    let execution = w.executions[m.inst as usize];
-                    for (at, (&l, a)) in lanes.iter().zip(&low).enumerate() {
-                        addresses.push(match a {
-                            Some(a) => *a as u64,
-                            None => {
-                                unknown = true;
-                                let range = (uses == Standins::None)
-                                    .then(|| {
-                                        let env = &w.lanes[l].env;
-                                        let iv = tape.interval(
-                                            env,
-                                            at,
-                                            lanes.len(),
-                                            &self.values,
-                                            &mut self.intervals,
-                                        );
-                                        Range::within(iv, m.bytes)
-                                    })
-                                    .flatten();
-                                match range {
-                                    Some(r) => {
-                                        let span = &mut self.spans[m.inst as usize];
-                                        *span = Some(span.unwrap_or(0).max(r.span(m.bytes)));
-                                        let key = [m.inst, w.slot, w.index, l as u32, execution];
-                                        r.draw(key)
-                                    }
-                                    None => {
-                                        self.unbounded[m.inst as usize] = true;
-                                        self.next_unknown += 1;
-                                        UNKNOWN_REGION + self.next_unknown * UNKNOWN_SPACING
-                                    }
-                                }
-                            }
-                        });
-                    }
-                    (self.low, self.high) = (low, high);
-                    w.executions[m.inst as usize] += 1;
-                    return Some(Event {
-                        inst: m.inst,
-                        block: w.slot,
-                        warp: w.index,
-                        execution,
-                        bytes: m.bytes,
-                        start: 0,
-                        lanes: 0,
-                        unknown,
-                    });
+            if let Some(mut at) = w.current.take() {
+                let node = &program.nodes[at.node as usize];
+                if node.barriers.get(at.barrier) == Some(&(at.op as u32)) {
+                    at.barrier += 1;
+                    w.current = Some(at);
+                    return Step::Barrier;
                 }
-                let (node, lanes) = (*node, std::mem::take(lanes));
-                w.current = None;
-                self.leave_group(w, node, &lanes);
+                if let Some(m) = node.ops.get(at.op) {
+                    let event = self.issue(w, at.node, at.op, &at.lanes, addresses);
+                    at.op += 1;
+                    w.current = Some(at);
+                    return Step::Event(event, m.waits);
+                }
+                self.leave_group(w, at.node, &at.lanes);
             }
             w.steps += 1;
             self.total_steps += 1;
@@ -768,23 +519,151 @@ impl Walker<'_> {
                     self.budget.steps
                 ));
                 self.cut.get_or_insert(Cut::Steps);
-                return None;
+                return Step::Exited;
             }
             if w.steps > MAX_STEPS {
                 self.truncated = Some(format!("a warp entered {MAX_STEPS} blocks"));
                 self.cut.get_or_insert(Cut::Steps);
-                return None;
+                return Step::Exited;
             }
-            let next = w
-                .lanes
-                .iter()
+            let Some(next) = (w.lanes.iter())
                 .filter(|l| !l.done)
-                .min_by_key(|l| self.shape.rank[l.at as usize])?
-                .at;
-            let group = (0..w.lanes.len())
+                .min_by_key(|l| self.shape.rank[l.at as usize])
+                .map(|l| l.at)
+            else {
+                return Step::Exited;
+            };
+            let lanes = (0..w.lanes.len())
                 .filter(|&i| !w.lanes[i].done && w.lanes[i].at == next)
                 .collect();
-            w.current = Some((next, group, 0));
+            w.current = Some(Position {
+                node: next,
+                lanes,
+                op: 0,
+                barrier: 0,
+            });
+        }
+    }
+
+    /// Lanes `lanes` of `w` execute memory op `op` of `node`: their
+    /// addresses into `addresses`, and the event.
+    fn issue(
+        &mut self,
+        w: &mut Warp,
+        node: u32,
+        op: usize,
+        lanes: &[usize],
+        addresses: &mut Vec<u64>,
+    ) -> Event {
+        let m = &self.program.nodes[node as usize].ops[op];
+        let tape = &self.address_tapes[node as usize][op];
+        let mut unknown = false;
+        let uses = self.standins[m.inst as usize];
+        let (mut low, mut high) = (
+            std::mem::take(&mut self.low),
+            std::mem::take(&mut self.high),
+        );
+        low.clear();
+        for &l in lanes.iter() {
+            w.lanes[l].env.standin = Standin::Low;
+        }
+        match uses {
+            Standins::ThroughVariable => low.resize(lanes.len(), None),
+            Standins::None | Standins::Direct => {
+                let envs: Vec<&Env> = lanes.iter().map(|&l| &w.lanes[l].env).collect();
+                tape.eval_lanes(&envs, &mut low, &mut self.values);
+                self.evaluations += tape.cost() * lanes.len() as u64;
+            }
+        }
+        if uses == Standins::Direct {
+            for &l in lanes.iter() {
+                w.lanes[l].env.standin = Standin::High;
+            }
+            let envs: Vec<&Env> = lanes.iter().map(|&l| &w.lanes[l].env).collect();
+            tape.eval_lanes(&envs, &mut high, &mut self.values);
+            self.evaluations += tape.cost() * lanes.len() as u64;
+            for &l in lanes.iter() {
+                w.lanes[l].env.standin = Standin::Low;
+            }
+            let key = m.inst as usize * self.blocks + w.slot as usize;
+            for (a, h) in low.iter_mut().zip(&high) {
+                *a = a.zip(*h).map(|(low, high)| {
+                    let shift = high.wrapping_sub(low);
+                    let first = *self.shift[key].get_or_insert(shift);
+                    if shift != first {
+                        self.varying[m.inst as usize] = true;
+                    }
+                    if shift == 0 {
+                        low
+                    } else {
+                        low.wrapping_add(shift_region(shift))
+                    }
+                });
+            }
+        }
+        let execution = w.executions[m.inst as usize];
+        let vars = &self.address_vars[node as usize][op];
+        let check = self.bases > 0 && !vars.is_empty();
+        let facts = &mut self.accesses[m.inst as usize];
+        for (at, (&l, a)) in lanes.iter().zip(&low).enumerate() {
+            let based = if check {
+                Based::of(vars, &w.lanes[l].bases)
+            } else {
+                Based::Absolute
+            };
+            let a = match based {
+                Based::Absolute => *a,
+                Based::On { base, .. } if uses == Standins::None => a.map(|a| {
+                    facts.based = true;
+                    based_address(a, base) as i64
+                }),
+                _ => None,
+            };
+            addresses.push(match a {
+                Some(a) => a as u64,
+                None => {
+                    unknown = true;
+                    let range = (uses == Standins::None && based == Based::Absolute)
+                        .then(|| {
+                            let env = &w.lanes[l].env;
+                            let iv = tape.interval(
+                                env,
+                                at,
+                                lanes.len(),
+                                &self.values,
+                                &mut self.intervals,
+                            );
+                            Range::within(iv, m.bytes)
+                        })
+                        .flatten();
+                    match range {
+                        Some(r) => {
+                            let span = &mut self.spans[m.inst as usize];
+                            *span = Some(span.unwrap_or(0).max(r.span(m.bytes)));
+                            let key = [m.inst, w.slot, w.index, l as u32, execution];
+                            r.draw(key)
+                        }
+                        None => {
+                            self.unbounded[m.inst as usize] = true;
+                            facts.gather |= self.loaded[m.inst as usize];
+                            self.next_unknown += 1;
+                            UNKNOWN_REGION + self.next_unknown * UNKNOWN_SPACING
+                        }
+                    }
+                }
+            });
+        }
+        (self.low, self.high) = (low, high);
+        w.executions[m.inst as usize] += 1;
+        Event {
+            inst: m.inst,
+            block: w.slot,
+            warp: w.index,
+            execution,
+            bytes: m.bytes,
+            start: 0,
+            lanes: 0,
+            unknown,
         }
     }
 
@@ -841,11 +720,23 @@ impl Walker<'_> {
                     }
                 }
             }
-            for (p, vals) in target.phis.iter().zip(values.iter()) {
-                for (&l, v) in lanes.iter().zip(vals) {
-                    w.lanes[l].env.vars[p.var as usize] = *v;
+            let header = self.shape.in_loop(to, to);
+            let entry = header && !self.shape.in_loop(from, to);
+            let mut bases = std::mem::take(&mut self.phi_bases);
+            if entry || self.bases > 0 {
+                self.relative_phis(w, from, to, lanes, &mut values, &mut bases, entry);
+            }
+            for (i, (p, vals)) in target.phis.iter().zip(values.iter()).enumerate() {
+                for (at, (&l, v)) in lanes.iter().zip(vals).enumerate() {
+                    let lane = &mut w.lanes[l];
+                    lane.env.vars[p.var as usize] = *v;
+                    if let Some(b) = bases.get(i) {
+                        lane.bases[p.var as usize] = b[at];
+                    }
                 }
             }
+            bases.clear();
+            self.phi_bases = bases;
             self.phi_lanes = values;
         }
         let back = self.shape.in_loop(to, to) && self.shape.in_loop(from, to);
@@ -860,8 +751,57 @@ impl Walker<'_> {
         }
     }
 
+    /// The unknown-start rule for the phis of `to` entered from `from`
+    /// (issue 19 fact 12): per phi and lane, in `bases`, the start its new
+    /// value is relative to (0: none), and `values` made unknown where that
+    /// is not one start with coefficient 1. On entering a loop (`entry`),
+    /// a value unknown for a lane becomes an offset from a new start of its
+    /// own. All from the old values, as phis assign in parallel.
+    #[allow(clippy::too_many_arguments)]
+    fn relative_phis(
+        &mut self,
+        w: &Warp,
+        from: u32,
+        to: u32,
+        lanes: &[usize],
+        values: &mut [Vec<Option<i64>>],
+        bases: &mut Vec<Vec<u32>>,
+        entry: bool,
+    ) {
+        let target = &self.program.nodes[to as usize];
+        bases.resize_with(target.phis.len(), Vec::new);
+        for (i, p) in target.phis.iter().enumerate() {
+            let incoming = p.incoming.iter().position(|x| x.0 == from);
+            let vars = incoming.map_or(&[][..], |k| &self.phi_vars[to as usize][i][k][..]);
+            let out = &mut bases[i];
+            out.clear();
+            for (&l, v) in lanes.iter().zip(values[i].iter_mut()) {
+                let mut base = 0;
+                if self.bases > 0 && !vars.is_empty() {
+                    match Based::of(vars, &w.lanes[l].bases) {
+                        Based::Absolute => {}
+                        Based::On {
+                            base: b,
+                            coefficient: 1,
+                        } => base = b,
+                        _ => *v = None,
+                    }
+                }
+                if v.is_none() && entry {
+                    self.bases += 1;
+                    base = self.bases;
+                    *v = Some(i64::from((base - 1) % START_OFFSETS));
+                }
+                out.push(base);
+            }
+        }
+    }
+
     /// Where a lane goes from `node`: `None` when it returns.
     fn exit_of(&mut self, lane: &mut Lane, node: u32) -> Option<u32> {
+        // A test of a variable relative to an unknown start is unknown.
+        let blind = self.bases > 0
+            && (self.exit_vars[node as usize].iter()).any(|&v| lane.bases[v as usize] != 0);
         match &self.program.nodes[node as usize].exit {
             Exit::Return | Exit::Stop => None,
             Exit::Jump(t) => Some(*t),
@@ -869,10 +809,14 @@ impl Walker<'_> {
                 cond,
                 then,
                 otherwise,
-            } => Some(self.branch(lane, node, cond, *then, *otherwise)),
+            } => {
+                lane.env.standin = Standin::Absent;
+                let known = (!blind).then(|| eval_cond(cond, &lane.env)).flatten();
+                Some(self.branch(lane, node, known, *then, *otherwise))
+            }
             Exit::Switch { on, cases, default } => {
                 lane.env.standin = Standin::Absent;
-                let v = eval(on, &lane.env);
+                let v = (!blind).then(|| eval(on, &lane.env)).flatten();
                 Some(
                     v.and_then(|v| cases.iter().find(|c| c.0 == v).map(|c| c.1))
                         .unwrap_or(*default),
@@ -885,7 +829,7 @@ impl Walker<'_> {
         &mut self,
         lane: &mut Lane,
         node: u32,
-        cond: &Cond,
+        known: Option<bool>,
         then: u32,
         otherwise: u32,
     ) -> u32 {
@@ -896,8 +840,7 @@ impl Walker<'_> {
             (None, Some(h)) => Some((h, otherwise, then)),
             _ => None,
         };
-        lane.env.standin = Standin::Absent;
-        let known = eval_cond(cond, &lane.env).map(|c| if c { then } else { otherwise });
+        let known = known.map(|c| if c { then } else { otherwise });
         let Some((header, out, stay)) = exit else {
             return known.unwrap_or(self.guarded[node as usize]);
         };

@@ -1,0 +1,166 @@
+//! Tests of where `control` ends a warp's burst (issue 19): scoreboard
+//! waits (`MemOp::waits`) and block barriers (`Node::barriers`) read from
+//! small hand-written NVPTX IR. The only test of `control` that needs
+//! LLVM: the IR is parsed in-process (inkwell), no clang.
+
+use std::collections::HashMap;
+
+use inkwell::context::Context as Llvm;
+use inkwell::memory_buffer::MemoryBuffer;
+
+use crate::facts::address::{Context, Folder};
+use crate::llvm::ir::{self, Opcode, Value};
+use crate::model::control::program;
+use crate::model::program::Program;
+
+const IR: &str = r#"
+target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
+target triple = "nvptx64-nvidia-cuda"
+
+; for (k < 16) s += a[k]: the add uses each load.
+define void @rolled(ptr addrspace(1) %a, ptr addrspace(1) %out) {
+entry:
+  br label %loop
+loop:
+  %k = phi i32 [ 0, %entry ], [ %k1, %loop ]
+  %s = phi float [ 0.0, %entry ], [ %s1, %loop ]
+  %p = getelementptr inbounds float, ptr addrspace(1) %a, i32 %k
+  %v = load float, ptr addrspace(1) %p, align 4
+  %s1 = fadd float %s, %v
+  %k1 = add i32 %k, 1
+  %c = icmp slt i32 %k1, 16
+  br i1 %c, label %loop, label %done
+done:
+  store float %s1, ptr addrspace(1) %out, align 4
+  ret void
+}
+
+; Four loads, then four adds.
+define void @unrolled(ptr addrspace(1) %a, ptr addrspace(1) %out) {
+entry:
+  %p1 = getelementptr inbounds float, ptr addrspace(1) %a, i32 1
+  %p2 = getelementptr inbounds float, ptr addrspace(1) %a, i32 2
+  %p3 = getelementptr inbounds float, ptr addrspace(1) %a, i32 3
+  %v0 = load float, ptr addrspace(1) %a, align 4
+  %v1 = load float, ptr addrspace(1) %p1, align 4
+  %v2 = load float, ptr addrspace(1) %p2, align 4
+  %v3 = load float, ptr addrspace(1) %p3, align 4
+  %s1 = fadd float %v0, %v1
+  %s2 = fadd float %s1, %v2
+  %s3 = fadd float %s2, %v3
+  store float %s3, ptr addrspace(1) %out, align 4
+  ret void
+}
+
+; Phase 1 loads a, __syncthreads, phase 2 loads b and adds both.
+define void @phases(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %out) {
+entry:
+  %v = load float, ptr addrspace(1) %a, align 4
+  call void @llvm.nvvm.barrier0()
+  %w = load float, ptr addrspace(1) %b, align 4
+  %s = fadd float %v, %w
+  store float %s, ptr addrspace(1) %out, align 4
+  call void @llvm.nvvm.barrier0()
+  ret void
+}
+
+; Two loads whose only use is in the next block.
+define void @crossing(ptr addrspace(1) %a, ptr addrspace(1) %out) {
+entry:
+  %p1 = getelementptr inbounds i32, ptr addrspace(1) %a, i32 1
+  %n = load i32, ptr addrspace(1) %a, align 4
+  %m = load i32, ptr addrspace(1) %p1, align 4
+  br label %next
+next:
+  %t = add i32 %n, %m
+  store i32 %t, ptr addrspace(1) %out, align 4
+  ret void
+}
+
+declare void @llvm.nvvm.barrier0()
+"#;
+
+/// Each function's program, every global load and store in the trace.
+fn programs() -> HashMap<String, Program> {
+    let llvm = Llvm::create();
+    let buffer = MemoryBuffer::create_from_memory_range_copy(IR.as_bytes(), "control");
+    let module = llvm
+        .create_module_from_ir(buffer)
+        .expect("the test IR parses");
+    // SAFETY: `module` outlives every handle used below.
+    let m = unsafe { ir::Module::from_raw(module.as_mut_ptr()) };
+    let layout = m.data_layout();
+    let globals = HashMap::new();
+    let mut out = HashMap::new();
+    for f in m.functions().into_iter().filter(|f| !f.is_declaration()) {
+        let mut folder = Folder::with_phi_variables(Context {
+            layout: &layout,
+            is_kernel: true,
+            globals: &globals,
+            bound: Vec::new(),
+        });
+        let mut next = 0;
+        let mut memory = |inst: Value| {
+            let ptr = match inst.opcode()? {
+                Opcode::LLVMLoad => inst.operand(0),
+                Opcode::LLVMStore => inst.operand(1),
+                _ => return None,
+            };
+            next += 1;
+            Some((next - 1, ptr, 4))
+        };
+        out.insert(f.name(), program(f, &mut folder, &mut memory));
+    }
+    out
+}
+
+/// Per node: its ops' `waits`, and its barriers.
+fn points(p: &Program) -> Vec<(Vec<bool>, Vec<u32>)> {
+    (p.nodes.iter())
+        .map(|n| (n.ops.iter().map(|m| m.waits).collect(), n.barriers.clone()))
+        .collect()
+}
+
+#[test]
+fn a_rolled_loop_waits_after_every_load() {
+    // Node 1 (loop): the load, then the fadd reads it. Node 2: the store
+    // waits for nothing.
+    let p = &programs()["rolled"];
+    assert_eq!(
+        points(p),
+        vec![
+            (vec![], vec![]),
+            (vec![true], vec![]),
+            (vec![false], vec![])
+        ]
+    );
+}
+
+#[test]
+fn four_independent_loads_issue_as_one_burst() {
+    // The first fadd comes after the fourth load: only it waits.
+    let p = &programs()["unrolled"];
+    assert_eq!(
+        points(p),
+        vec![(vec![false, false, false, true, false], vec![])]
+    );
+}
+
+#[test]
+fn a_barrier_is_a_program_point_and_ends_the_burst() {
+    // The barrier before op 1 (`b`) and one after op 2 (the store): [1, 3].
+    // The fadd reads `v` and `w`; `v` counts as returned at the barrier,
+    // `w` is in flight: op 1 waits.
+    let p = &programs()["phases"];
+    assert_eq!(points(p), vec![(vec![false, true, false], vec![1, 3])]);
+}
+
+#[test]
+fn a_use_in_the_next_block_waits_at_the_end_of_the_block() {
+    // Both loads are read only in `next`: the block's last op waits.
+    let p = &programs()["crossing"];
+    assert_eq!(
+        points(p),
+        vec![(vec![false, true], vec![]), (vec![false], vec![])]
+    );
+}
