@@ -352,7 +352,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     let robust = if k.auto && usable && m.cut.is_none() {
         // The round-robin trace, for its scenario: walked like the nominal
         // one, within what the nominal walk left of the evaluation grant
-        // and no more than it spent. A walk the evaluation grant or the
+        // and no more than twice what it spent. A walk the evaluation grant or the
         // clock cut is not a scenario (its figures would cover less of the
         // kernel than the nominal's); one the access budget cut, like the
         // nominal walk, covers as many thread-accesses.
@@ -373,7 +373,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
                 Limits {
                     evaluations: (grant.spend.evaluation_steps)
                         .saturating_sub(walked_evaluations)
-                        .min(walked_evaluations),
+                        .min(walked_evaluations.saturating_mul(2).max(MIN_GRANT)),
                     deadline: Some(grant.deadline),
                 },
             )
