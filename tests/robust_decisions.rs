@@ -14,11 +14,15 @@ use common::*;
 use serde_json::Value;
 
 fn report(file: &str) -> Value {
+    report_for(file, "sm_80")
+}
+
+fn report_for(file: &str, arch: &str) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().join("r.json");
     let out = run(Command::new(driver())
         .arg(testdata("robust").join(file))
-        .arg("--cuda-gpu-arch=sm_80")
+        .arg(format!("--cuda-gpu-arch={arch}"))
         .arg("--cache-report=json")
         .arg(format!("--cache-report-file={}", report.display()))
         .arg("-c")
@@ -137,4 +141,31 @@ fn a_sweep_near_the_l1_size_is_decided_for_every_l1_size() {
     assert!(decisions(k).contains(&"cache"), "{k}");
     // Whatever it caches fits: it does not depend on the nominal size.
     assert!(bytes(k, "auto") <= 282_624, "{k}");
+}
+
+/// Fact 7: whether Volta+ stores allocate is a scenario, not an answer.
+#[test]
+fn stores_allocating_is_weighed_where_it_is_open() {
+    // exchange<<<80, 256>>> on sm_70 (80 SMs): one block of 8 warps per
+    // SM. Each warp reads its line of `in` (8 x 128 = 1,024 B), writes its
+    // line of `b`, and after the barrier reads the next warp's line of `b`:
+    // another 1,024 B if stores do not allocate, nothing if they do (the
+    // 32 lanes' 4-byte stores write every sector of the line).
+    let r = report_for("store_then_load.cu", "sm_70");
+    let k = kernel(&r, "exchange");
+    assert_eq!(bytes(k, "cache_all"), 2048, "{k}");
+    assert_eq!(bytes(k, "cache_none"), 2048, "{k}");
+    let allocate = scenario(k, "stores allocate in L1");
+    assert_eq!(allocate["l2_bytes"], 1024, "{k}");
+    // Caching the read of `b` costs nothing without allocation and saves
+    // 1,024 B with it: cached.
+    assert_eq!(decisions(k), ["cache", "cache"], "{k}");
+    // On sm_52 stores evict the line they touch (no open question): no
+    // such scenario.
+    let r = report_for("store_then_load.cu", "sm_52");
+    let k = kernel(&r, "exchange");
+    let names: Vec<&str> = (k["simulated"]["robust"]["scenarios"].as_array().unwrap().iter())
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(!names.contains(&"stores allocate in L1"), "{names:?}");
 }
