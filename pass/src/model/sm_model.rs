@@ -522,7 +522,7 @@ fn scenarios<'t>(
     let unit = u64::from(config.line_bytes) * u64::from(config.ways.unwrap_or(1));
     let sized = |bytes: u64| -> Option<u32> {
         let b = bytes / unit * unit;
-        (b >= unit && b < u64::from(config.capacity_bytes)).then(|| b as u32)
+        (b >= unit && b < u64::from(config.capacity_bytes)).then_some(b as u32)
     };
     if let (DataCache::Unified { bytes, carveouts }, Some(c)) = (hw.data_cache, occ.carveout) {
         // The runtime may pick a larger carveout than the smallest that
