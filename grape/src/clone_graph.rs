@@ -22,6 +22,35 @@ pub const REAL_WEIGHT: Idx = 2;
 /// Weight of an edge on a vertex's cycle of clones (paper: ½, doubled for integers).
 pub const AUXILIARY_WEIGHT: Idx = 1;
 
+/// How the clone graph weighs its edges: the paper's fixed 1 : ½, or cycle weights that grow with
+/// the vertex's degree (see the module note for the derivation).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CloneWeights {
+    /// Real edges 2, cycle edges 1 (the paper's 1 : ½ doubled).
+    Paper,
+    /// Real edges `DEGREE_REAL_WEIGHT`; the cycle of a vertex of degree d weighs
+    /// `cycle_weight(d, per_degree)` per edge, i.e. real : cycle = 1 : max(½, d / per_degree).
+    Degree { per_degree: f64 },
+}
+
+/// The real-edge weight under `CloneWeights::Degree`: large enough that d / per_degree is
+/// represented to a quarter of a real edge.
+pub const DEGREE_REAL_WEIGHT: Idx = 4;
+
+/// The degree divisor the derivation gives: real : cycle = 1 : d/8 (module note).
+pub const PER_DEGREE: f64 = 8.0;
+
+/// The cycle-edge weight of a vertex of degree d under `CloneWeights::Degree`: the real weight
+/// times max(½, min(d / per_degree, CYCLE_CAP)).
+pub fn cycle_weight(degree: usize, per_degree: f64) -> Idx {
+    let ratio = (degree as f64 / per_degree).clamp(0.5, CYCLE_CAP);
+    (ratio * f64::from(DEGREE_REAL_WEIGHT)).round() as Idx
+}
+
+/// The largest cycle : real ratio: beyond it a vertex is a hub whose cycle would make METIS keep
+/// all its clones in one part at any price.
+pub const CYCLE_CAP: f64 = 4.0;
+
 /// D' with its correspondence to D. Clone ids are contiguous per vertex: the clones of v are
 /// `first[v]..first[v + 1]`, the j-th one standing for the j-th entry of `graph.incidence()` at v.
 #[derive(Clone, Debug)]
@@ -110,6 +139,15 @@ impl CloneGraph {
 /// Builds D' for `graph`. `free[v]` marks vertices whose clones get no auxiliary edges; entries
 /// missing from a short slice count as not free. Memory and time are linear in the edge count.
 pub fn build(graph: &Graph, free: &[bool]) -> Result<CloneGraph, CloneGraphTooLarge> {
+    build_weighted(graph, free, CloneWeights::Paper)
+}
+
+/// As `build`, with the edge weights `weights`.
+pub fn build_weighted(
+    graph: &Graph,
+    free: &[bool],
+    weights: CloneWeights,
+) -> Result<CloneGraph, CloneGraphTooLarge> {
     let m = graph.edges.len();
     if m > MAX_CLONES / 2 {
         return Err(CloneGraphTooLarge { edges: m });
@@ -151,22 +189,30 @@ pub fn build(graph: &Graph, free: &[bool]) -> Result<CloneGraph, CloneGraphTooLa
         })
         .sum();
     let mut weighted_edges = Vec::with_capacity(m + auxiliary);
+    let (real, cycle): (Idx, Box<dyn Fn(usize) -> Idx>) = match weights {
+        CloneWeights::Paper => (REAL_WEIGHT, Box::new(|_| AUXILIARY_WEIGHT)),
+        CloneWeights::Degree { per_degree } => (
+            DEGREE_REAL_WEIGHT,
+            Box::new(move |d| cycle_weight(d, per_degree)),
+        ),
+    };
     for clones in &edge_clones {
-        weighted_edges.push((clones[0], clones[1], REAL_WEIGHT));
+        weighted_edges.push((clones[0], clones[1], real));
     }
     for v in 0..n {
         if free[v] {
             continue;
         }
         let (lo, hi) = (first[v] as u32, first[v + 1] as u32);
+        let w = cycle((hi - lo) as usize);
         match hi - lo {
             0 | 1 => {}
-            2 => weighted_edges.push((lo, lo + 1, AUXILIARY_WEIGHT)),
+            2 => weighted_edges.push((lo, lo + 1, w)),
             _ => {
                 for c in lo..hi - 1 {
-                    weighted_edges.push((c, c + 1, AUXILIARY_WEIGHT));
+                    weighted_edges.push((c, c + 1, w));
                 }
-                weighted_edges.push((hi - 1, lo, AUXILIARY_WEIGHT));
+                weighted_edges.push((hi - 1, lo, w));
             }
         }
     }

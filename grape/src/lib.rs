@@ -23,5 +23,6 @@ pub mod methods;
 pub mod metis_kway;
 pub mod partition;
 pub mod placement;
+pub mod refine;
 pub mod rng;
 pub mod two_stage;
