@@ -14,7 +14,7 @@ use grape::graph::Graph;
 use grape::partition::EdgePartition;
 use grape::rng::SplitMix64;
 use grape::two_stage::{two_stage_with, Options, Refinement};
-use grape::{degree, generate};
+use grape::{degree, expand, generate, select};
 use std::time::Instant;
 
 fn read_metis(path: &str) -> Graph {
@@ -130,6 +130,10 @@ fn run(graph: &Graph, k: u32, variant: &str) -> Option<EdgePartition> {
     let per = |s: &str| CloneWeights::Degree {
         per_degree: s.parse().unwrap_or(PER_DEGREE),
     };
+    let refined = |mut p: EdgePartition| {
+        grape::refine::refine(graph, &mut p, grape::refine::PASSES);
+        p
+    };
     let (name, arg) = variant.split_once('@').unwrap_or((variant, ""));
     match name {
         "paper" => two(CloneWeights::Paper, Refinement::Swaps),
@@ -138,9 +142,24 @@ fn run(graph: &Graph, k: u32, variant: &str) -> Option<EdgePartition> {
         "deg" => two(per(arg), Refinement::Swaps),
         "deg0" => two(per(arg), Refinement::None),
         "degc" => two(per(arg), Refinement::CGain),
-        //"expand" => Some(expand::expand(graph, k, None)),
-        //"hybrid" => Some(expand::hybrid(graph, k)),
-        //"grape" => select::grape(graph, k, 1).ok().map(|(p, _)| p),
+        "vstart" => grape::vertex_start::vertex_start(graph, k, 1).ok().map(|mut p| {
+            grape::refine::refine(graph, &mut p, grape::refine::PASSES);
+            p
+        }),
+        "sf" => grape::two_stage::grape_scale_free(graph, k, 1).ok().map(|(p, _)| p),
+        "expand" => Some(expand::expand(graph, k, None)),
+        "hybrid" => Some(match arg.parse::<f64>() {
+            Ok(tau) => expand::expand(graph, k, Some(&expand::hubs(graph, tau))),
+            Err(_) => expand::hybrid(graph, k),
+        }),
+        "expandc" => Some(refined(expand::expand(graph, k, None))),
+        "hybridc" => Some(refined(expand::hybrid(graph, k))),
+        "grape" => {
+            let mode = degree::choose_mode(&degree::analyse(graph));
+            let (p, choice) = select::grape(graph, k, mode, 1).ok()?;
+            println!("  k={k:<4} {mode}: {choice}");
+            Some(p)
+        }
         _ => panic!("unknown variant {variant}"),
     }
 }

@@ -12,6 +12,7 @@
 pub mod baselines;
 pub mod clone_graph;
 pub mod degree;
+pub mod expand;
 pub mod fixing;
 pub mod generate;
 pub mod graph;
@@ -25,4 +26,6 @@ pub mod partition;
 pub mod placement;
 pub mod refine;
 pub mod rng;
+pub mod select;
 pub mod two_stage;
+pub mod vertex_start;

@@ -138,6 +138,20 @@ impl ClusterCounts {
         delta
     }
 
+    /// Takes edge e out of cluster c in the counts (as if unassigned).
+    pub fn shift_out(&mut self, graph: &Graph, e: u32, c: u32) {
+        for w in ends(graph, e).into_iter().flatten() {
+            self.remove(w, c);
+        }
+    }
+
+    /// Puts an unassigned edge e into cluster c in the counts.
+    pub fn shift_in(&mut self, graph: &Graph, e: u32, c: u32) {
+        for w in ends(graph, e).into_iter().flatten() {
+            self.add(w, c);
+        }
+    }
+
     /// The change in C if edge e moved from `from` to `to`, without moving it.
     pub fn move_delta(&self, graph: &Graph, e: u32, from: u32, to: u32) -> i64 {
         ends(graph, e)
@@ -163,8 +177,9 @@ pub fn ends(graph: &Graph, e: u32) -> [Option<u32>; 2] {
     [Some(u), (v != u).then_some(v)]
 }
 
-/// Refines `partition` (exactly balanced on entry, and so on exit) for at most `passes` passes;
-/// returns how much C went down.
+/// Refines `partition` for at most `passes` passes; returns how much C went down from the
+/// partition brought to exact balance. An unbalanced partition (a vertex partition's edges, say) is
+/// first brought to exact balance by the rebalancing half alone, so it is exactly balanced on exit.
 pub fn refine(graph: &Graph, partition: &mut EdgePartition, passes: usize) -> u64 {
     let m = graph.edges.len();
     let k = partition.parts;
@@ -181,6 +196,7 @@ pub fn refine(graph: &Graph, partition: &mut EdgePartition, passes: usize) -> u6
         slack: ((SLACK * m as f64 / f64::from(k)) as i64).max(1),
         cluster: &mut partition.cluster,
     };
+    state.rebalance();
     let mut total = 0i64;
     for _ in 0..passes {
         let snapshot = state.cluster.to_vec();
