@@ -125,7 +125,17 @@ fn load(spec: &str) -> Graph {
 
 fn run(graph: &Graph, k: u32, variant: &str) -> Option<EdgePartition> {
     let two = |weights, refinement| {
-        two_stage_with(graph, k, &[], 1, Options { weights, refinement }).ok()
+        two_stage_with(
+            graph,
+            k,
+            &[],
+            1,
+            Options {
+                weights,
+                refinement,
+            },
+        )
+        .ok()
     };
     let per = |s: &str| CloneWeights::Degree {
         per_degree: s.parse().unwrap_or(PER_DEGREE),
@@ -142,11 +152,15 @@ fn run(graph: &Graph, k: u32, variant: &str) -> Option<EdgePartition> {
         "deg" => two(per(arg), Refinement::Swaps),
         "deg0" => two(per(arg), Refinement::None),
         "degc" => two(per(arg), Refinement::CGain),
-        "vstart" => grape::vertex_start::vertex_start(graph, k, 1).ok().map(|mut p| {
-            grape::refine::refine(graph, &mut p, grape::refine::PASSES);
-            p
-        }),
-        "sf" => grape::two_stage::grape_scale_free(graph, k, 1).ok().map(|(p, _)| p),
+        "vstart" => grape::vertex_start::vertex_start(graph, k, 1)
+            .ok()
+            .map(|mut p| {
+                grape::refine::refine(graph, &mut p, grape::refine::PASSES);
+                p
+            }),
+        "sf" => grape::two_stage::grape_scale_free(graph, k, 1)
+            .ok()
+            .map(|(p, _)| p),
         "expand" => Some(expand::expand(graph, k, None)),
         "hybrid" => Some(match arg.parse::<f64>() {
             Ok(tau) => expand::expand(graph, k, Some(&expand::hubs(graph, tau))),

@@ -83,8 +83,7 @@ pub fn expand(graph: &Graph, parts: u32, hub: Option<&[bool]>) -> EdgePartition 
         while x.load < x.goal {
             let core = match x.heap.pop() {
                 Some(Reverse((key, v))) => {
-                    if x.stamp[v as usize] != x.mark || x.remaining[v as usize] != key || key == 0
-                    {
+                    if x.stamp[v as usize] != x.mark || x.remaining[v as usize] != key || key == 0 {
                         continue;
                     }
                     v
@@ -105,7 +104,7 @@ pub fn expand(graph: &Graph, parts: u32, hub: Option<&[bool]>) -> EdgePartition 
                     s
                 }
             };
-            x.to_core(core);
+            x.absorb(core);
         }
     }
     let mut cluster = x.cluster;
@@ -155,9 +154,13 @@ impl Expansion<'_> {
         let (u, v) = self.graph.edges[e as usize];
         self.remaining[u as usize] -= 1;
         self.remaining[v as usize] -= 1;
-        for w in if u == v { [Some(u), None] } else { [Some(u), Some(v)] }
-            .into_iter()
-            .flatten()
+        for w in if u == v {
+            [Some(u), None]
+        } else {
+            [Some(u), Some(v)]
+        }
+        .into_iter()
+        .flatten()
         {
             let w = w as usize;
             if self.stamp[w] == self.mark && !self.hub[w] && self.remaining[w] > 0 {
@@ -190,7 +193,7 @@ impl Expansion<'_> {
     }
 
     /// x moves to the core: its unassigned edges are taken, far endpoints joining S first.
-    fn to_core(&mut self, x: u32) {
+    fn absorb(&mut self, x: u32) {
         for i in self.incidence.offsets[x as usize]..self.incidence.offsets[x as usize + 1] {
             if self.load >= self.goal {
                 break;
@@ -256,12 +259,17 @@ fn stream_between_hubs(graph: &Graph, parts: u32, edges: &[u32], cluster: &mut [
     };
     for &e in edges {
         let (u, v) = graph.edges[e as usize];
-        let (du, dv) = (f64::from(degrees[u as usize]), f64::from(degrees[v as usize]));
+        let (du, dv) = (
+            f64::from(degrees[u as usize]),
+            f64::from(degrees[v as usize]),
+        );
         let (theta_u, theta_v) = (du / (du + dv), dv / (du + dv));
         let open = |c: usize| load[c] < target_load(m, parts, c as u32);
         let (max, min) = (0..k)
             .filter(|&c| open(c))
-            .fold((0usize, usize::MAX), |(a, b), c| (a.max(load[c]), b.min(load[c])));
+            .fold((0usize, usize::MAX), |(a, b), c| {
+                (a.max(load[c]), b.min(load[c]))
+            });
         let mut best = (f64::NEG_INFINITY, 0usize);
         for c in (0..k).filter(|&c| open(c)) {
             let g = |w: u32, theta: f64| {

@@ -154,6 +154,9 @@ impl ClusterCounts {
 
     /// The change in C if edge e moved from `from` to `to`, without moving it.
     pub fn move_delta(&self, graph: &Graph, e: u32, from: u32, to: u32) -> i64 {
+        if from == to {
+            return 0;
+        }
         ends(graph, e)
             .into_iter()
             .flatten()
@@ -274,15 +277,15 @@ impl State<'_> {
                     let levels = self.load[a as usize] - size >= self.target[a as usize]
                         && self.load[b as usize] + size <= self.target[b as usize];
                     let mut change = 0;
-                    for i in at..end {
-                        change += self.relocate(groups[i].1, b);
+                    for &(_, e) in &groups[at..end] {
+                        change += self.relocate(e, b);
                     }
                     if change < 0 || (change == 0 && levels) {
                         delta += change;
                         break;
                     }
-                    for i in at..end {
-                        self.relocate(groups[i].1, a);
+                    for &(_, e) in &groups[at..end] {
+                        self.relocate(e, a);
                     }
                 }
                 at = end;
@@ -347,7 +350,9 @@ impl State<'_> {
             }
         }
         // What no endpoint led anywhere: any edge of an over-full cluster to any under-full one.
-        let mut receivers = (0..k as u32).filter(|&c| under(self, c)).collect::<Vec<_>>();
+        let mut receivers = (0..k as u32)
+            .filter(|&c| under(self, c))
+            .collect::<Vec<_>>();
         for e in 0..self.cluster.len() as u32 {
             let from = self.cluster[e as usize];
             if !over(self, from) {

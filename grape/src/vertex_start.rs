@@ -29,8 +29,17 @@ pub fn vertex_start(graph: &Graph, parts: u32, seed: u64) -> Result<EdgePartitio
     }
     // The counts of the internal edges: cut edges join one by one below.
     let mut load = vec![0i64; parts as usize];
-    let inside: Vec<u32> = cluster.iter().map(|&c| if c == u32::MAX { 0 } else { c }).collect();
-    let mut counts = ClusterCounts::new(graph, &EdgePartition { parts, cluster: inside });
+    let inside: Vec<u32> = cluster
+        .iter()
+        .map(|&c| if c == u32::MAX { 0 } else { c })
+        .collect();
+    let mut counts = ClusterCounts::new(
+        graph,
+        &EdgePartition {
+            parts,
+            cluster: inside,
+        },
+    );
     for (e, &c) in cluster.iter().enumerate() {
         if c == u32::MAX {
             // Counted in cluster 0 above: take it out again.
