@@ -11,6 +11,29 @@
 //! METIS takes integer weights, so both are doubled: real = 2, auxiliary = 1. A vertex marked free
 //! (the scale-free variant) gets no auxiliary edges: its clones may scatter without cost.
 //!
+//! Degree-aware weights (`CloneWeights::Degree`, ours): the cut of D' should price what C prices.
+//! - A vertex v whose clones lie in q parts as q arcs of its cycle cuts q cycle edges and costs
+//!   q − 1 in C: at q = 2 a cycle weight of ½ prices the split at 1, the paper's choice.
+//! - A cut real edge (u in A, w in B) costs at most 1 in C (fixing gives it to one side, whose
+//!   endpoint then appears in one more part), but cut edges that share an endpoint and a far part
+//!   cost that 1 only once: if u has r neighbours across in B, handing those r edges to B costs 1,
+//!   not r. Across a boundary between two parts the cut edges form a bipartite graph between the
+//!   two boundary layers, and the cost of handing them out is its smallest vertex cover, about
+//!   cut / r for r the edges each boundary vertex sends across.
+//! - So a real edge is worth 1/r of C and a split vertex 1: relative to real edges, a cycle must
+//!   weigh r/2 per cycle edge (two cycle edges cut per split). Across a plane through a mesh
+//!   neighbourhood of degree d, the vertices next to the plane send on average about d/4 edges
+//!   across: r ≈ d/4, cycle : real = d/8. At d = 4 (a grid, one neighbour across) that is the
+//!   paper's ½; at d = 12.7 (`copter2`) 1.6; at d = 15 (3-D Delaunay) 1.9.
+//! - The ratio is kept to ½ at least (a degree-1 or -2 vertex has r ≤ 1) and `CYCLE_CAP` at most
+//!   (a hub's r is bounded by the parts' sizes, and an unbounded cycle would pin its clones).
+//!
+//! Measured (k = 32 / 256, before refinement, `benches/families.rs`): `copter2` C 12,581 / 34,736
+//! with the paper's weights, 11,783 / 32,426 with d/8 (−6 %, −7 %); `4elt` (d = 5.9) 1,201 / 4,531
+//! against 1,131 / 4,296. After C-gain refinement the difference shrinks to 0–2 % (8,534 / 23,038
+//! against 8,518 / 22,725 on `copter2`), a single METIS seed's noise being of the same order;
+//! divisors 4 and 16 were no better.
+//!
 //! This module only builds D'; it does not call METIS nor turn a clone partition into an edge
 //! partition (that is `fixing`).
 
