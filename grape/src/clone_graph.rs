@@ -11,6 +11,29 @@
 //! METIS takes integer weights, so both are doubled: real = 2, auxiliary = 1. A vertex marked free
 //! (the scale-free variant) gets no auxiliary edges: its clones may scatter without cost.
 //!
+//! Degree-aware weights (`CloneWeights::Degree`, ours): the cut of D' should price what C prices.
+//! - A vertex v whose clones lie in q parts as q arcs of its cycle cuts q cycle edges and costs
+//!   q − 1 in C: at q = 2 a cycle weight of ½ prices the split at 1, the paper's choice.
+//! - A cut real edge (u in A, w in B) costs at most 1 in C (fixing gives it to one side, whose
+//!   endpoint then appears in one more part), but cut edges that share an endpoint and a far part
+//!   cost that 1 only once: if u has r neighbours across in B, handing those r edges to B costs 1,
+//!   not r. Across a boundary between two parts the cut edges form a bipartite graph between the
+//!   two boundary layers, and the cost of handing them out is its smallest vertex cover, about
+//!   cut / r for r the edges each boundary vertex sends across.
+//! - So a real edge is worth 1/r of C and a split vertex 1: relative to real edges, a cycle must
+//!   weigh r/2 per cycle edge (two cycle edges cut per split). Across a plane through a mesh
+//!   neighbourhood of degree d, the vertices next to the plane send on average about d/4 edges
+//!   across: r ≈ d/4, cycle : real = d/8. At d = 4 (a grid, one neighbour across) that is the
+//!   paper's ½; at d = 12.7 (`copter2`) 1.6; at d = 15 (3-D Delaunay) 1.9.
+//! - The ratio is kept to ½ at least (a degree-1 or -2 vertex has r ≤ 1) and `CYCLE_CAP` at most
+//!   (a hub's r is bounded by the parts' sizes, and an unbounded cycle would pin its clones).
+//!
+//! Measured (k = 32 / 256, before refinement, `benches/families.rs`): `copter2` C 12,581 / 34,736
+//! with the paper's weights, 11,783 / 32,426 with d/8 (−6 %, −7 %); `4elt` (d = 5.9) 1,201 / 4,531
+//! against 1,131 / 4,296. After C-gain refinement the difference shrinks to 0–2 % (8,534 / 23,038
+//! against 8,518 / 22,725 on `copter2`), a single METIS seed's noise being of the same order;
+//! divisors 4 and 16 were no better.
+//!
 //! This module only builds D'; it does not call METIS nor turn a clone partition into an edge
 //! partition (that is `fixing`).
 
@@ -21,6 +44,35 @@ use metis::Idx;
 pub const REAL_WEIGHT: Idx = 2;
 /// Weight of an edge on a vertex's cycle of clones (paper: ½, doubled for integers).
 pub const AUXILIARY_WEIGHT: Idx = 1;
+
+/// How the clone graph weighs its edges: the paper's fixed 1 : ½, or cycle weights that grow with
+/// the vertex's degree (see the module note for the derivation).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CloneWeights {
+    /// Real edges 2, cycle edges 1 (the paper's 1 : ½ doubled).
+    Paper,
+    /// Real edges `DEGREE_REAL_WEIGHT`; the cycle of a vertex of degree d weighs
+    /// `cycle_weight(d, per_degree)` per edge, i.e. real : cycle = 1 : max(½, d / per_degree).
+    Degree { per_degree: f64 },
+}
+
+/// The real-edge weight under `CloneWeights::Degree`: large enough that d / per_degree is
+/// represented to a quarter of a real edge.
+pub const DEGREE_REAL_WEIGHT: Idx = 4;
+
+/// The degree divisor the derivation gives: real : cycle = 1 : d/8 (module note).
+pub const PER_DEGREE: f64 = 8.0;
+
+/// The cycle-edge weight of a vertex of degree d under `CloneWeights::Degree`: the real weight
+/// times max(½, min(d / per_degree, CYCLE_CAP)).
+pub fn cycle_weight(degree: usize, per_degree: f64) -> Idx {
+    let ratio = (degree as f64 / per_degree).clamp(0.5, CYCLE_CAP);
+    (ratio * f64::from(DEGREE_REAL_WEIGHT)).round() as Idx
+}
+
+/// The largest cycle : real ratio: beyond it a vertex is a hub whose cycle would make METIS keep
+/// all its clones in one part at any price.
+pub const CYCLE_CAP: f64 = 4.0;
 
 /// D' with its correspondence to D. Clone ids are contiguous per vertex: the clones of v are
 /// `first[v]..first[v + 1]`, the j-th one standing for the j-th entry of `graph.incidence()` at v.
@@ -110,6 +162,15 @@ impl CloneGraph {
 /// Builds D' for `graph`. `free[v]` marks vertices whose clones get no auxiliary edges; entries
 /// missing from a short slice count as not free. Memory and time are linear in the edge count.
 pub fn build(graph: &Graph, free: &[bool]) -> Result<CloneGraph, CloneGraphTooLarge> {
+    build_weighted(graph, free, CloneWeights::Paper)
+}
+
+/// As `build`, with the edge weights `weights`.
+pub fn build_weighted(
+    graph: &Graph,
+    free: &[bool],
+    weights: CloneWeights,
+) -> Result<CloneGraph, CloneGraphTooLarge> {
     let m = graph.edges.len();
     if m > MAX_CLONES / 2 {
         return Err(CloneGraphTooLarge { edges: m });
@@ -151,22 +212,30 @@ pub fn build(graph: &Graph, free: &[bool]) -> Result<CloneGraph, CloneGraphTooLa
         })
         .sum();
     let mut weighted_edges = Vec::with_capacity(m + auxiliary);
+    let (real, cycle): (Idx, Box<dyn Fn(usize) -> Idx>) = match weights {
+        CloneWeights::Paper => (REAL_WEIGHT, Box::new(|_| AUXILIARY_WEIGHT)),
+        CloneWeights::Degree { per_degree } => (
+            DEGREE_REAL_WEIGHT,
+            Box::new(move |d| cycle_weight(d, per_degree)),
+        ),
+    };
     for clones in &edge_clones {
-        weighted_edges.push((clones[0], clones[1], REAL_WEIGHT));
+        weighted_edges.push((clones[0], clones[1], real));
     }
     for v in 0..n {
         if free[v] {
             continue;
         }
         let (lo, hi) = (first[v] as u32, first[v + 1] as u32);
+        let w = cycle((hi - lo) as usize);
         match hi - lo {
             0 | 1 => {}
-            2 => weighted_edges.push((lo, lo + 1, AUXILIARY_WEIGHT)),
+            2 => weighted_edges.push((lo, lo + 1, w)),
             _ => {
                 for c in lo..hi - 1 {
-                    weighted_edges.push((c, c + 1, AUXILIARY_WEIGHT));
+                    weighted_edges.push((c, c + 1, w));
                 }
-                weighted_edges.push((hi - 1, lo, AUXILIARY_WEIGHT));
+                weighted_edges.push((hi - 1, lo, w));
             }
         }
     }

@@ -12,6 +12,7 @@
 pub mod baselines;
 pub mod clone_graph;
 pub mod degree;
+pub mod expand;
 pub mod fixing;
 pub mod generate;
 pub mod graph;
@@ -23,5 +24,8 @@ pub mod methods;
 pub mod metis_kway;
 pub mod partition;
 pub mod placement;
+pub mod refine;
 pub mod rng;
+pub mod select;
 pub mod two_stage;
+pub mod vertex_start;

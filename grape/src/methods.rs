@@ -1,6 +1,6 @@
 //! The partitioning methods side by side, each timed, each scored by the same
-//! `EdgePartition::quality`: `grape` (the mode the degree analysis picks: the
-//! two-stage partition, its scale-free variant, or the dense greedy), `vertex`
+//! `EdgePartition::quality`: `grape` (the candidates of the mode the degree analysis picks,
+//! the lowest C kept: `select`), `vertex`
 //! (METIS on D itself), `original` (input order), `random`, and `hilbert`
 //! (meshes with coordinates only: the paper's CFD baseline).
 
@@ -11,9 +11,9 @@ use crate::baselines;
 use crate::degree::Mode;
 use crate::fixing::check_cluster_count;
 use crate::graph::Graph;
-use crate::greedy::dense_greedy;
 use crate::partition::{EdgePartition, Quality};
-use crate::two_stage::{grape_scale_free, grape_sparse, GrapeError};
+use crate::select;
+use crate::two_stage::GrapeError;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
@@ -39,7 +39,9 @@ pub struct Run {
     pub partition: EdgePartition,
     pub quality: Quality,
     pub seconds: f64,
-    /// How GRAPE ran ("sparse", "scale-free, ε = 0.10", "dense greedy"); empty otherwise.
+    /// How GRAPE ran: the mode, the candidate that won and every candidate's C
+    /// ("sparse: clone graph won on C (expansion 9373, vertex start 9629, clone graph 8517)");
+    /// empty for the other methods.
     pub detail: String,
 }
 
@@ -76,14 +78,10 @@ pub fn run(
     check_cluster_count(graph.edge_count(), parts)?;
     let start = Instant::now();
     let (partition, detail) = match method {
-        Method::Grape => match mode {
-            Mode::Sparse => (grape_sparse(graph, parts, seed)?, "sparse".to_string()),
-            Mode::ScaleFree => {
-                let (p, eps) = grape_scale_free(graph, parts, seed)?;
-                (p, format!("scale-free, epsilon {eps:.2}"))
-            }
-            Mode::Dense => (dense_greedy(graph, parts), "dense greedy".to_string()),
-        },
+        Method::Grape => {
+            let (p, choice) = select::grape(graph, parts, mode, seed)?;
+            (p, format!("{mode}: {choice}"))
+        }
         Method::Vertex => (baselines::vertex(graph, parts, seed)?, String::new()),
         Method::Original => (baselines::original(graph, parts), String::new()),
         Method::Random => (baselines::random(graph, parts, seed), String::new()),

@@ -9,11 +9,12 @@
 //! This module wires the stages and chooses the free vertices; it does not compute costs itself
 //! (`EdgePartition::cost`) nor order threads (`partition::edge_order`).
 
-use crate::clone_graph::{self, CloneGraphTooLarge};
+use crate::clone_graph::{self, CloneGraphTooLarge, CloneWeights};
 use crate::fixing::{self, FixingError};
 use crate::graph::Graph;
 use crate::metis_kway::{self, MetisError};
 use crate::partition::EdgePartition;
+use crate::refine;
 
 /// The fractions ε of vertices the scale-free variant tries freeing, as in the paper's search.
 pub const FREE_FRACTIONS: [f64; 5] = [0.05, 0.10, 0.15, 0.20, 0.25];
@@ -72,8 +73,47 @@ pub fn two_stage(
     free: &[bool],
     seed: u64,
 ) -> Result<EdgePartition, GrapeError> {
+    two_stage_with(graph, parts, free, seed, Options::default())
+}
+
+/// The choices inside `two_stage`, for measuring one against another.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Options {
+    pub weights: CloneWeights,
+    pub refinement: Refinement,
+}
+
+/// The refinement run after fixing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refinement {
+    None,
+    /// `fixing::refine`: pairwise swaps.
+    Swaps,
+    /// `refine::refine`: group moves by C-gain, then rebalancing.
+    CGain,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            weights: CloneWeights::Degree {
+                per_degree: clone_graph::PER_DEGREE,
+            },
+            refinement: Refinement::CGain,
+        }
+    }
+}
+
+/// `two_stage` with `options`.
+pub fn two_stage_with(
+    graph: &Graph,
+    parts: u32,
+    free: &[bool],
+    seed: u64,
+    options: Options,
+) -> Result<EdgePartition, GrapeError> {
     fixing::check_cluster_count(graph.edges.len(), parts)?;
-    let mut clones = clone_graph::build(graph, free)?;
+    let mut clones = clone_graph::build_weighted(graph, free, options.weights)?;
     let clone_part = metis_kway::partition(
         clones.clone_count(),
         &clones.weighted_edges,
@@ -84,7 +124,16 @@ pub fn two_stage(
     // Fixing reads the clone correspondence only; the weighted edges can go before it allocates.
     clones.weighted_edges = Vec::new();
     let mut partition = fixing::fix(graph, &clones, &clone_part, parts)?;
-    fixing::refine(graph, &mut partition, fixing::REFINE_PASSES);
+    drop((clones, clone_part));
+    match options.refinement {
+        Refinement::None => {}
+        Refinement::Swaps => {
+            fixing::refine(graph, &mut partition, fixing::REFINE_PASSES);
+        }
+        Refinement::CGain => {
+            refine::refine(graph, &mut partition, refine::PASSES);
+        }
+    }
     Ok(partition)
 }
 

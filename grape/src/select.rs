@@ -1,0 +1,134 @@
+//! GRAPE's choice of method per graph: run the candidates the degree analysis admits and keep the
+//! partition with the lowest C, reporting which won and the C of every candidate.
+//!
+//! Why measured rather than predicted (development measurements, `benches/families.rs`, C at
+//! k = 32 / 256 after refinement): no single start wins a whole family. The clone graph wins on
+//! `copter2` at k = 32 (8,517 against 9,373 for expansion) and on a degree-15 3-D geometric mesh
+//! (9,718 / 23,054 against 13,231 / 27,270), expansion wins on `copter2` at k = 256 (21,801 against
+//! 22,703) and on a 500×500 grid (4,746 / 14,332 against 4,878 / 14,966), and the vertex start wins
+//! on `4elt` at k = 32 (975 against 1,054 and 1,482). Keeping the lowest C also makes GRAPE never
+//! worse than METIS vertex + greedy assignment (the vertex start before refinement).
+//!
+//! The candidates per mode:
+//! - sparse: expansion (`expand`, no hubs), the vertex start (`vertex_start`) and the two-stage
+//!   clone-graph partition (`two_stage`), each refined by C-gain (`refine`);
+//! - scale-free: expansion without hubs and HEP's hybrid (hubs apart, τ = `expand::TAU`), not
+//!   refined: on Barabási–Albert and R-MAT graphs of 0.5 M edges refinement took 0.1–0.8 % off C
+//!   for ten times the expansion's time, and the clone graph (the old scale-free mode, up to five
+//!   METIS runs) cost 100 times the time for a 10 % higher C;
+//! - dense: the dense greedy alone.
+
+use std::fmt;
+
+use crate::degree::Mode;
+use crate::expand;
+use crate::graph::Graph;
+use crate::greedy::dense_greedy;
+use crate::partition::EdgePartition;
+use crate::refine;
+use crate::two_stage::{two_stage, GrapeError};
+use crate::vertex_start::vertex_start;
+
+/// A candidate method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Candidate {
+    /// Neighbourhood expansion without hubs (NE's idea).
+    Expansion,
+    /// Expansion with hubs apart and their edges between each other streamed (HEP's idea).
+    Hybrid,
+    /// The two-stage clone-graph partition.
+    CloneGraph,
+    /// METIS on the vertices, cut edges handed out greedily.
+    VertexStart,
+    /// The dense greedy.
+    DenseGreedy,
+}
+
+impl fmt::Display for Candidate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Candidate::Expansion => "expansion",
+            Candidate::Hybrid => "hybrid",
+            Candidate::CloneGraph => "clone graph",
+            Candidate::VertexStart => "vertex start",
+            Candidate::DenseGreedy => "dense greedy",
+        })
+    }
+}
+
+/// What the choice was: the winner first, then every candidate with its C.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Choice {
+    pub winner: Candidate,
+    pub costs: Vec<(Candidate, u64)>,
+}
+
+impl fmt::Display for Choice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} won", self.winner)?;
+        if self.costs.len() > 1 {
+            let all: Vec<String> = self.costs.iter().map(|(c, x)| format!("{c} {x}")).collect();
+            write!(f, " on C ({})", all.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+/// The candidates GRAPE runs in `mode`.
+pub fn candidates(mode: Mode) -> &'static [Candidate] {
+    match mode {
+        Mode::Sparse => &[
+            Candidate::Expansion,
+            Candidate::VertexStart,
+            Candidate::CloneGraph,
+        ],
+        Mode::ScaleFree => &[Candidate::Expansion, Candidate::Hybrid],
+        Mode::Dense => &[Candidate::DenseGreedy],
+    }
+}
+
+/// Runs one candidate, refined when `mode` is sparse (see the module note).
+pub fn run_candidate(
+    graph: &Graph,
+    parts: u32,
+    mode: Mode,
+    candidate: Candidate,
+    seed: u64,
+) -> Result<EdgePartition, GrapeError> {
+    let refined = |mut p: EdgePartition| {
+        if mode == Mode::Sparse {
+            refine::refine(graph, &mut p, refine::PASSES);
+        }
+        p
+    };
+    Ok(match candidate {
+        Candidate::Expansion => refined(expand::expand(graph, parts, None)),
+        Candidate::Hybrid => expand::hybrid(graph, parts),
+        // `two_stage` refines by itself.
+        Candidate::CloneGraph => two_stage(graph, parts, &[], seed)?,
+        Candidate::VertexStart => refined(vertex_start(graph, parts, seed)?),
+        Candidate::DenseGreedy => dense_greedy(graph, parts),
+    })
+}
+
+/// GRAPE in `mode`: every candidate of the mode, the lowest C kept (the earlier candidate on a tie).
+pub fn grape(
+    graph: &Graph,
+    parts: u32,
+    mode: Mode,
+    seed: u64,
+) -> Result<(EdgePartition, Choice), GrapeError> {
+    crate::fixing::check_cluster_count(graph.edges.len(), parts)?;
+    let mut best: Option<(EdgePartition, Candidate, u64)> = None;
+    let mut costs = Vec::new();
+    for &candidate in candidates(mode) {
+        let p = run_candidate(graph, parts, mode, candidate, seed)?;
+        let cost = p.cost(graph);
+        costs.push((candidate, cost));
+        if best.as_ref().is_none_or(|&(_, _, c)| cost < c) {
+            best = Some((p, candidate, cost));
+        }
+    }
+    let (partition, winner, _) = best.expect("every mode has a candidate");
+    Ok((partition, Choice { winner, costs }))
+}
