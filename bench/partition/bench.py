@@ -158,15 +158,18 @@ def summarise(rows, labels_order):
            "NE: median of 3 runs (random seeds). HEP: τ = 10. Anchors: vertex-greedy (METIS vertex",
            "partition + greedy cut-edge assignment + exact rebalance), NE, HEP. Ratio = GRAPE C / best",
            "anchor C (goal ≤ 1.00). Time: wall seconds of the whole process (read text, partition, write);",
-           "memory: peak RSS (`/usr/bin/time`). Machine: 2 cores, 24 GiB.\n"]
+           "memory: peak RSS (`/usr/bin/time`). Machine: 2 cores, 24 GiB, shared with other jobs (builds,",
+           "tests) while it ran: times are indicative, memory is not affected.\n"]
     for label in labels_order:
         lr = [r for r in rows if r["label"] == label]
         anchor_rows = [r for r in rows if r["method"] != "grape"]
         keys = []
         for r in lr:
-            key = (r["family"], r["size"], r["k"])
+            key = (str(r["family"]), str(r["size"]), str(r["k"]))
             if key not in keys:
                 keys.append(key)
+        sizes = list(SIZES)
+        keys.sort(key=lambda t: (sizes.index(t[1]), FAMILIES.index(t[0]), int(t[2])))
         out.append(f"## {label}\n")
         out.append("| graph | m | k | GRAPE C | vertex-greedy C | NE C | HEP C | ratio | GRAPE s / MiB | "
                    "vertex-greedy s / MiB | NE s / MiB | HEP s / MiB |")
@@ -267,7 +270,7 @@ def main():
                                 row = run_grape_lib(method, grape_input, edges, k, a.timeout)
                             else:
                                 row = run_hep_main(method, edges, k, a.timeout)
-                            row.update(label=a.label, family=fam, size=size, k=k, method=method, run=i)
+                            row.update(label=a.label, family=fam, size=size, k=str(k), method=method, run=str(i))
                             rows.append(row)
                             print(f"  {name} k={k} {method}#{i}: {row['status']} C={row.get('cost_exact', '—')}"
                                   f" ({time.time() - start:.1f} s, {row.get('rss_mib', 0):.0f} MiB)"
