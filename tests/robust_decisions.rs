@@ -45,12 +45,9 @@ fn decisions(k: &Value) -> Vec<&str> {
 }
 
 fn scenario<'a>(k: &'a Value, prefix: &str) -> &'a Value {
-    (k["simulated"]["robust"]["scenarios"]
-        .as_array()
-        .unwrap()
-        .iter())
-    .find(|s| s["name"].as_str().unwrap().starts_with(prefix))
-    .unwrap_or_else(|| panic!("no scenario {prefix} in {k}"))
+    (k["simulated"]["robust"]["scenarios"].as_array().unwrap().iter())
+        .find(|s| s["name"].as_str().unwrap().starts_with(prefix))
+        .unwrap_or_else(|| panic!("no scenario {prefix} in {k}"))
 }
 
 /// Fact 4: ties go to cache on sector-fill parts.
@@ -122,10 +119,7 @@ fn a_sweep_near_the_l1_size_is_decided_for_every_l1_size() {
     let larger = scenario(k, "next larger carveout");
     assert_eq!(larger["name"], "next larger carveout (L1 180224 B)");
     let effective = scenario(k, "effective L1");
-    assert_eq!(
-        effective["name"],
-        "effective L1 8% below nominal (173312 B)"
-    );
+    assert_eq!(effective["name"], "effective L1 8% below nominal (173312 B)");
     // Caching half of the columns (736 lines, which fit every scenario's
     // L1) costs 376,832 - 736 x 128 = 282,624 B in each; no assignment
     // fetches less than one sweep, 188,416 B; so that assignment's regret

@@ -153,7 +153,10 @@ pub fn model_within(
             (aggr, choice(aggressive)),
         ]
     };
-    let (mut best, mut auto) = starts.into_iter().min_by_key(|s| s.0).expect("four starts");
+    let (mut best, mut auto) = starts
+        .into_iter()
+        .min_by_key(|s| s.0)
+        .expect("four starts");
     if l1_usable {
         // A load whose every lane address is a synthetic unknown can hit
         // nothing, so caching it only adds lines no one reuses: under LRU
