@@ -88,7 +88,7 @@ fn costs_on_a_randomly_numbered_mesh_and_a_scale_free_graph() {
         let m = &r["methods"];
         let edges = r["graph"]["edges"].as_u64().unwrap();
         let cost = |name: &str| m[name]["cost"].as_u64().unwrap();
-        for name in ["grape", "vertex", "original", "random"] {
+        for name in ["grape", "vertex", "vertex-greedy", "original", "random"] {
             // Exact balance: every cluster m/k or m/k + 1 (m mod k of them).
             let (max, min) = (
                 m[name]["max_load"].as_u64().unwrap(),
@@ -99,12 +99,34 @@ fn costs_on_a_randomly_numbered_mesh_and_a_scale_free_graph() {
             assert!(table.contains(name), "{table}");
         }
         assert!(cost("grape") <= cost("vertex"), "{graph}: {m:#}");
+        assert!(cost("vertex-greedy") < cost("vertex"), "{graph}: {m:#}");
         assert!(
             cost("grape") * num < cost("original") * den,
             "{graph}: {m:#}"
         );
         assert!(cost("grape") * 2 < cost("random"), "{graph}: {m:#}");
     }
+}
+
+#[test]
+fn json_directory_is_created_and_comment_lines_are_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("g.txt");
+    // A 4-cycle with a SNAP-style header and one edge commented out: 3 comment lines.
+    std::fs::write(&graph, "# 4 nodes\n# u v\n0 1\n1 2\n  % 2 3\n3 0\n").unwrap();
+    let j = dir.path().join("new/deeper/p.json");
+    let (ok, _, err) = partition(&[
+        graph.to_str().unwrap(),
+        "--parts=2",
+        "--method=vertex-greedy",
+        &format!("--json={}", j.display()),
+    ]);
+    assert!(ok, "{err}");
+    assert!(err.contains("skipped 3 comment lines"), "{err}");
+    let r = json(&j);
+    assert_eq!(r["graph"]["edges"], 3, "{r:#}");
+    // The path 3-0-1-2 in two clusters of 2 and 1 edges: one vertex split, C = 1.
+    assert_eq!(r["methods"]["vertex-greedy"]["cost"], 1, "{r:#}");
 }
 
 #[test]

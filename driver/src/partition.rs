@@ -24,7 +24,7 @@ use grape::placement::{data_order, inverse};
 
 use crate::output::Outputs;
 
-const USAGE: &str = "usage: gpucc-cache partition GRAPH (--parts=K | --block-dim=T [--cuda-gpu-arch=sm_XX]) [--method=grape|vertex|original|random|hilbert] [--out=DIR] [--json=PATH]";
+const USAGE: &str = "usage: gpucc-cache partition GRAPH (--parts=K | --block-dim=T [--cuda-gpu-arch=sm_XX]) [--method=grape|vertex|vertex-greedy|original|random|hilbert] [--out=DIR] [--json=PATH]";
 
 const HELP: &str = "\
 GRAPE (GRAph Partition on Edges): assigns the edges of a data-affinity graph
@@ -35,7 +35,8 @@ clusters of threads that share one L1, minimising C = sum over objects of
 GRAPH is a Matrix Market coordinate file (for y = Ax: the x and y entries are
 the vertices, each nonzero an edge), an edge list (`u v` per line), or
 gen:SPEC, one of gen:mesh2d:WxH, gen:mesh3d:XxYxZ, gen:scalefree:N:D,
-gen:clique:N, gen:cycle:N (each optionally :seed=S).
+gen:clique:N, gen:cycle:N (each optionally :seed=S). Lines of an edge list
+that open with # or % are comments; partition says how many it skipped.
 
 Options:
   --parts=K            number of clusters
@@ -46,7 +47,11 @@ Options:
   --cuda-gpu-arch=sm_XX  the arch for blocks per SM and SMs (default sm_70)
   --method=M           the method whose order --out writes (default grape)
   --methods=LIST       the methods to compare (default all: grape, vertex,
-                       original, random, hilbert for graphs with coordinates)
+                       vertex-greedy, original, random, hilbert for graphs
+                       with coordinates). vertex: METIS vertex parts, each
+                       edge to its lower endpoint's part; vertex-greedy: cut
+                       edges to the endpoint part that adds least to C, then
+                       rebalanced by C-gain moves
   --out=DIR            write the chosen method's files (created if missing):
                          edge_cluster.u32   cluster of every input edge
                          thread_edge.i32    input edge of every thread, -1 padding
@@ -55,7 +60,7 @@ Options:
                          src.i32, dst.i32   endpoints per thread, new numbering
                          row.i32, col.i32   (matrices) y and x index per thread
                        all little-endian; bind them with --kernel-data=NAME=FILE
-  --json=PATH          the figures as JSON
+  --json=PATH          the figures as JSON (its directory created if missing)
   --seed=S             seed of METIS and the random baseline (default 1)
 
 For --method=original the thread order is the input order (thread t works on
@@ -92,7 +97,7 @@ fn flag_value(args: &[String], i: &mut usize, flag: &str) -> Result<Option<Strin
 fn parse_method(v: &str, flag: &str) -> Result<Method> {
     Method::parse(v).ok_or_else(|| {
         anyhow!(
-            "invalid value '{v}' for {flag}: expected grape, vertex, original, random or hilbert"
+            "invalid value '{v}' for {flag}: expected grape, vertex, vertex-greedy, original, random or hilbert"
         )
     })
 }
@@ -187,7 +192,41 @@ fn read_graph(spec: &str) -> Result<Graph> {
     if let Some(g) = spec.strip_prefix("gen:") {
         return grape::generate::from_spec(g).map_err(|e| anyhow!("{e}"));
     }
-    grape::input::read_graph(Path::new(spec)).map_err(|e| anyhow!("{e}"))
+    let graph = grape::input::read_graph(Path::new(spec)).map_err(|e| anyhow!("{e}"))?;
+    if graph.matrix.is_none() {
+        // An edge list's `#`/`%` lines are skipped by the reader; a SNAP-style header is
+        // fine, but data commented out by mistake should not vanish unnoticed.
+        let comments = comment_lines(Path::new(spec));
+        if comments > 0 {
+            say!(
+                "gpucc-cache: note: {spec}: skipped {comments} comment line{} (# or %)",
+                if comments == 1 { "" } else { "s" }
+            );
+        }
+    }
+    Ok(graph)
+}
+
+/// Lines of an edge list whose first non-blank byte is `#` or `%` (what the reader skips);
+/// 0 when the file cannot be read again.
+fn comment_lines(path: &Path) -> u64 {
+    use std::io::BufRead as _;
+    let Ok(file) = std::fs::File::open(path) else {
+        return 0;
+    };
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
+    let mut line = Vec::new();
+    let mut count = 0;
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return count,
+            Ok(_) => {
+                let first = line.iter().find(|b| !b.is_ascii_whitespace());
+                count += u64::from(matches!(first, Some(b'#' | b'%')));
+            }
+        }
+    }
 }
 
 /// The launch shape of `threads` per block on `arch`: blocks per SM from
@@ -222,7 +261,15 @@ pub fn run(args: &[String]) -> Result<()> {
         }
     }
     let json_slot = match &req.json {
-        Some(j) => Some(files.output("--json", j)?),
+        Some(j) => {
+            // Like --out, a missing directory is created (with its parents).
+            if let Some(dir) = j.parent().filter(|d| !d.as_os_str().is_empty()) {
+                if !dir.exists() {
+                    files.directory("--json", dir)?;
+                }
+            }
+            Some(files.output("--json", j)?)
+        }
         None => None,
     };
     let launch = req.block.map(|t| launch_for(t, req.arch)).transpose()?;
@@ -336,12 +383,12 @@ fn print_table(graph: &Graph, stats: &DegreeStats, mode: Mode, parts: u32, runs:
         stats.max
     );
     out += &format!(
-        "{:<9} {:>12} {:>9} {:>9} {:>9}\n",
+        "{:<13} {:>12} {:>9} {:>9} {:>9}\n",
         "method", "cost C", "max load", "min load", "seconds"
     );
     for r in runs {
         out += &format!(
-            "{:<9} {:>12} {:>9} {:>9} {:>9.3}{}\n",
+            "{:<13} {:>12} {:>9} {:>9} {:>9.3}{}\n",
             r.method.name(),
             r.quality.cost,
             r.quality.max_load,
