@@ -51,7 +51,7 @@ use crate::model::kernel_trace::{
     kernel_program, resident_blocks, KernelProgram, Scope, TracedLoad,
 };
 use crate::model::l1_config::Scenario as L1Question;
-use crate::model::l1sim::{Bypass, Fill, L1Config, L1Error, Provenance};
+use crate::model::l1sim::{Fill, L1Config, L1Error, Provenance};
 use crate::model::schedule::WarpOrder;
 use crate::model::trace::{Kind, Trace};
 use crate::model::walk::{walk_limited, Budget, Cut, Launch, Limits, DEFAULT_BUDGET};
@@ -613,48 +613,63 @@ fn robust_choice(
     let left = limit
         .simulated_accesses
         .saturating_sub(nominal.simulated_accesses);
-    // Each scenario's search may cost what the nominal one did, within
-    // half of what is left; the other half is for weighing.
-    let share = (left / 2 / (scenarios.len().max(2) as u64 - 1)).min(nominal.simulated_accesses);
-    for s in &scenarios[1..] {
-        let sub = SearchLimit {
-            simulated_accesses: share,
-            deadline: limit.deadline,
-        };
-        let m = model_within(s.trace, s.config, [cons, aggr], usable, sub)?;
-        simulations += m.simulations;
-        spent += m.simulated_accesses;
-        candidates.push(Candidate {
-            origin: format!("search ({})", s.assumption.name()),
-            cached: m.auto,
-        });
-    }
-    // One more candidate: the search with every open question answered
-    // against caching at once (the smallest L1 of any scenario, bypassing
-    // loads that never hit). It finds assignments that cache only what fits
-    // everywhere, which no single scenario's search needs to.
-    let pessimistic = L1Config {
+    // Two more searches, each within what the nominal one cost and half of
+    // what is left (the other half is for weighing): under the round-robin
+    // trace (the only scenario with another trace), and with every open
+    // question about the L1 answered against caching at once (the smallest
+    // L1 of any scenario, its set index, no_allocate loads never hitting,
+    // stores allocating). The second finds assignments that cache only what
+    // fits everywhere, which no single scenario's search needs to. One
+    // search per L1 scenario would cost five or six searches instead of
+    // one; the combined one pushes in the direction each of them would
+    // (less room, no hits for bypassing loads), and every scenario still
+    // weighs every candidate.
+    let share = (left / 4).min(nominal.simulated_accesses);
+    let base = scenarios[0].config;
+    let mut pessimistic = L1Config {
         capacity_bytes: (scenarios.iter())
             .map(|s| s.config.capacity_bytes)
             .min()
-            .unwrap_or(scenarios[0].config.capacity_bytes),
-        bypass: if scenarios.iter().any(|s| s.config.bypass == Bypass::SkipL1) {
-            Bypass::SkipL1
-        } else {
-            scenarios[0].config.bypass
-        },
-        ..scenarios[0].config
+            .unwrap_or(base.capacity_bytes),
+        ..base
     };
-    if scenarios.len() > 2 && !scenarios.iter().any(|s| s.config == pessimistic) {
+    for s in &scenarios[1..] {
+        match s.assumption {
+            Assumption::NoAllocateMisses => pessimistic.bypass = s.config.bypass,
+            Assumption::StoresAllocate => pessimistic.stores = s.config.stores,
+            _ => {}
+        }
+    }
+    if let Some(sets) = scenarios.iter().find_map(|s| match s.assumption {
+        Assumption::Sets { sets } => Some(sets),
+        _ => None,
+    }) {
+        pessimistic = pessimistic.with_sets(sets).unwrap_or(pessimistic);
+    }
+    let mut searches: Vec<(String, &Trace, L1Config)> = Vec::new();
+    if let Some(rr) = scenarios
+        .iter()
+        .find(|s| s.assumption == Assumption::RoundRobin)
+    {
+        searches.push((rr.assumption.name(), rr.trace, rr.config));
+    }
+    if pessimistic != base {
+        searches.push((
+            "every open question against caching".into(),
+            scenarios[0].trace,
+            pessimistic,
+        ));
+    }
+    for (name, trace, config) in searches {
         let sub = SearchLimit {
             simulated_accesses: share,
             deadline: limit.deadline,
         };
-        let m = model_within(scenarios[0].trace, pessimistic, [cons, aggr], usable, sub)?;
+        let m = model_within(trace, config, [cons, aggr], usable, sub)?;
         simulations += m.simulations;
         spent += m.simulated_accesses;
         candidates.push(Candidate {
-            origin: "search (every open question against caching)".into(),
+            origin: format!("search ({name})"),
             cached: m.auto,
         });
     }
