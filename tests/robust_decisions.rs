@@ -164,8 +164,11 @@ fn stores_allocating_is_weighed_where_it_is_open() {
     // such scenario.
     let r = report_for("store_then_load.cu", "sm_52");
     let k = kernel(&r, "exchange");
-    let names: Vec<&str> = (k["simulated"]["robust"]["scenarios"].as_array().unwrap().iter())
-        .map(|s| s["name"].as_str().unwrap())
-        .collect();
+    let names: Vec<&str> = (k["simulated"]["robust"]["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter())
+    .map(|s| s["name"].as_str().unwrap())
+    .collect();
     assert!(!names.contains(&"stores allocate in L1"), "{names:?}");
 }
