@@ -1,11 +1,17 @@
 //! L1 simulation cost on synthetic traces (`l1sim`): coalesced, strided and
-//! random-gather loads at 1 M, 4 M and 16 M thread-accesses, under a Volta+
-//! configuration (128 KiB, sector fill, fully associative) and a Fermi one
-//! (48 KiB, line fill, 4 ways). Run with
-//! `cargo bench -p gpucc-cache-pass --bench l1sim`.
+//! random-gather loads at 1 M, 4 M and 16 M thread-accesses, under two
+//! Volta+ configurations (128 KiB, sector fill: fully associative, and
+//! Accel-Sim's 4 sets in each of 2 slices) and a Fermi one (48 KiB, line
+//! fill, 4 ways). Run with `cargo bench -p gpucc-cache-pass --bench l1sim`;
+//! arguments after `--` keep only the cases whose "config pattern" name
+//! contains one of them (`-- gather`, `-- "4 sets"`).
 //!
-//! Prints thread-accesses per second (best of three runs of a reused `L1`)
-//! and, to show the cost is linear in accesses, each size's cost per access
+//! Prints thread-accesses per second, best of three runs of a reused `L1`,
+//! for a whole run ([`L1::run`]: coalescing and replay) and for a replay of
+//! requests coalesced beforehand ([`L1::run_requests`], what `auto` repeats),
+//! each in wall time and, where Linux reports it, in time on a CPU (which
+//! leaves out time other processes held the core on a shared machine); and,
+//! to show the cost is linear in accesses, each size's wall cost per access
 //! as a ratio to the 1 M trace of the same pattern.
 
 use std::time::{Duration, Instant};
@@ -97,26 +103,71 @@ fn build(pattern: Pattern, accesses: u64) -> Trace {
     t
 }
 
-/// Best of three runs.
-fn time(l1: &mut L1, trace: &Trace) -> (Duration, u64) {
-    let mut best = Duration::MAX;
-    let mut hits = 0;
-    for _ in 0..3 {
-        let start = Instant::now();
-        let sim = l1
-            .run(trace, &[true, false])
-            .expect("valid trace and config");
-        best = best.min(start.elapsed());
-        hits = sim.loads.hits;
+/// Time this thread has spent on a CPU (`CLOCK_THREAD_CPUTIME_ID`): on a
+/// shared machine it leaves out the time other processes held the core.
+/// Linux on 64-bit targets only, where libc's `clock_gettime` and its
+/// `timespec` layout are known; `None` elsewhere.
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+fn on_cpu() -> Option<Duration> {
+    #[repr(C)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
     }
-    (best, hits)
+    extern "C" {
+        fn clock_gettime(clock: i32, time: *mut Timespec) -> i32;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let mut t = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: `t` is a valid, writable timespec for the duration of the call.
+    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    (rc == 0).then(|| Duration::new(t.sec as u64, t.nsec as u32))
+}
+
+#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+fn on_cpu() -> Option<Duration> {
+    None
+}
+
+/// Best of three wall and on-CPU times of `f`, and what it returned.
+fn time<T>(mut f: impl FnMut() -> T) -> (Duration, Option<Duration>, T) {
+    let (mut wall, mut cpu) = (Duration::MAX, None::<Duration>);
+    let mut out = None;
+    for _ in 0..3 {
+        let (start, cpu_start) = (Instant::now(), on_cpu());
+        let r = f();
+        let elapsed = start.elapsed();
+        let used = on_cpu().zip(cpu_start).map(|(end, start)| end - start);
+        wall = wall.min(elapsed);
+        cpu = match (cpu, used) {
+            (Some(c), Some(u)) => Some(c.min(u)),
+            (c, u) => c.or(u),
+        };
+        out = Some(r);
+    }
+    (wall, cpu, out.expect("three runs"))
+}
+
+/// Millions of thread-accesses per second.
+fn rate(n: u64, d: Duration) -> f64 {
+    n as f64 / d.as_secs_f64() / 1e6
 }
 
 fn main() {
+    // Arguments (after `--`): substrings of "config pattern" to run; none
+    // runs all. Cargo's own `--bench` flag is ignored.
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let volta = L1Config::sector_fill(128 << 10);
     let configs = [
+        ("sm_70+ 128 KiB sector fill, fully assoc.", volta),
         (
-            "sm_70+ 128 KiB sector fill, fully assoc.",
-            L1Config::sector_fill(128 << 10),
+            "sm_70+ 128 KiB sector fill, 4 sets, 2 slices",
+            L1Config { slices: 2, ..volta }
+                .with_sets(4)
+                .expect("valid L1 configuration"),
         ),
         (
             "sm_2x 48 KiB line fill, 4 ways",
@@ -129,24 +180,47 @@ fn main() {
     let sizes = [1u64 << 20, 4 << 20, 16 << 20];
     for (label, config) in configs {
         let mut l1 = L1::new(config).expect("valid L1 configuration");
-        println!("{label} ({} sets x {} ways)", l1.sets(), l1.ways());
+        let mut header = false;
         for pattern in [Pattern::Coalesced, Pattern::Strided, Pattern::Gather] {
+            let name = format!("{label} {}", pattern.name());
+            if !filters.is_empty() && !filters.iter().any(|f| name.contains(f.as_str())) {
+                continue;
+            }
+            if !std::mem::replace(&mut header, true) {
+                println!(
+                    "{label} ({} slices x {} sets x {} ways)",
+                    config.slices,
+                    l1.sets(),
+                    l1.ways()
+                );
+            }
             let mut base_ns = None;
             for &accesses in &sizes {
                 let trace = build(pattern, accesses);
                 let n = trace.thread_accesses();
-                let (elapsed, hits) = time(&mut l1, &trace);
-                let ns = elapsed.as_secs_f64() * 1e9 / n as f64;
+                let cached = [true, false];
+                let (wall, cpu, sim) = time(|| l1.run(&trace, &cached).expect("valid trace"));
+                let requests = l1.requests(&trace).expect("valid trace");
+                let (replay, replay_cpu, again) =
+                    time(|| (l1.run_requests(&trace, &requests, &cached)).expect("valid trace"));
+                assert_eq!(sim, again, "a replay of the same requests is the same run");
+                drop(requests);
+                let ns = wall.as_secs_f64() * 1e9 / n as f64;
                 let base = *base_ns.get_or_insert(ns);
+                let on_cpu =
+                    |d: Option<Duration>| d.map_or("-".into(), |d| format!("{:.1}", rate(n, d)));
                 println!(
-                    "  {:<10} {:>3} M accesses: {:>8.1} ms  {:>6.1} M accesses/s  \
-                     {:>5.2} ns/access  x{:.2} vs 1 M  (sector hits {hits})",
+                    "  {:<10} {:>3} M: run {:>7.1} ms {:>6.1} M/s (on-CPU {:>6}) \
+                     x{:.2} vs 1 M | replay {:>6.1} M/s (on-CPU {:>6}) | hits {}",
                     pattern.name(),
                     n >> 20,
-                    elapsed.as_secs_f64() * 1e3,
-                    n as f64 / elapsed.as_secs_f64() / 1e6,
-                    ns,
+                    wall.as_secs_f64() * 1e3,
+                    rate(n, wall),
+                    on_cpu(cpu),
                     ns / base,
+                    rate(n, replay),
+                    on_cpu(replay_cpu),
+                    sim.loads.hits,
                 );
             }
         }
