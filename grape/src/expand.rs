@@ -17,9 +17,6 @@
 //! mid-vertex when a cluster is full, and the hub-to-hub edges' share reserved in every cluster
 //! beforehand; seeds are taken in vertex order; `refine` runs afterwards (by the caller).
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use crate::graph::{Graph, Incidence};
 use crate::partition::{target_load, EdgePartition};
 
@@ -68,7 +65,7 @@ pub fn expand(graph: &Graph, parts: u32, hub: Option<&[bool]>) -> EdgePartition 
         cluster: vec![UNASSIGNED; m],
         remaining,
         stamp: vec![0; n],
-        heap: BinaryHeap::new(),
+        boundary: Boundary::new(n),
         mark: 0,
         load: 0,
         goal: 0,
@@ -79,15 +76,10 @@ pub fn expand(graph: &Graph, parts: u32, hub: Option<&[bool]>) -> EdgePartition 
         x.mark = c + 1;
         x.goal = target_load(m, parts, c) - target_load(between_hubs.len(), parts, c);
         x.load = 0;
-        x.heap.clear();
+        x.boundary.clear();
         while x.load < x.goal {
-            let core = match x.heap.pop() {
-                Some(Reverse((key, v))) => {
-                    if x.stamp[v as usize] != x.mark || x.remaining[v as usize] != key || key == 0 {
-                        continue;
-                    }
-                    v
-                }
+            let core = match x.boundary.pop(&x.remaining) {
+                Some(v) => v,
                 None => {
                     // A new seed: the next vertex, not a hub, with unassigned edges. While
                     // load < goal such an edge exists (hub-to-hub edges are outside the goals).
@@ -140,8 +132,8 @@ struct Expansion<'a> {
     /// leading out of S, since edges inside S are taken as soon as both ends are in S.
     remaining: Vec<u32>,
     stamp: Vec<u32>,
-    /// Boundary vertices (not hubs) by `remaining`, lowest first; stale entries are skipped.
-    heap: BinaryHeap<Reverse<(u32, u32)>>,
+    /// Boundary vertices (not hubs) with unassigned edges, by `remaining`, lowest first.
+    boundary: Boundary,
     mark: u32,
     load: usize,
     goal: usize,
@@ -163,8 +155,8 @@ impl Expansion<'_> {
         .flatten()
         {
             let w = w as usize;
-            if self.stamp[w] == self.mark && !self.hub[w] && self.remaining[w] > 0 {
-                self.heap.push(Reverse((self.remaining[w], w as u32)));
+            if self.stamp[w] == self.mark && !self.hub[w] {
+                self.boundary.update(w as u32, &self.remaining);
             }
         }
     }
@@ -187,9 +179,7 @@ impl Expansion<'_> {
                 self.take(e);
             }
         }
-        if self.remaining[y as usize] > 0 {
-            self.heap.push(Reverse((self.remaining[y as usize], y)));
-        }
+        self.boundary.update(y, &self.remaining);
     }
 
     /// x moves to the core: its unassigned edges are taken, far endpoints joining S first.
@@ -211,6 +201,114 @@ impl Expansion<'_> {
                 self.take(e);
             }
         }
+    }
+}
+
+/// NE's priority queue over the boundary: the vertices by (unassigned edges, vertex id), lowest
+/// first, as a binary heap indexed by vertex, so that a vertex whose count falls moves up in place
+/// instead of being pushed again. (A heap of pushed copies, stale ones skipped on pop, grew to
+/// O(m) entries and held half of the expansion's memory on 1 M-edge meshes.) Counts only fall
+/// while a vertex is in the queue; a vertex at 0 leaves it.
+struct Boundary {
+    heap: Vec<u32>,
+    /// `at[v]`: v's index in `heap`, `ABSENT` when not in it.
+    at: Vec<u32>,
+}
+
+const ABSENT: u32 = u32::MAX;
+
+impl Boundary {
+    fn new(n: usize) -> Boundary {
+        Boundary {
+            heap: Vec::new(),
+            at: vec![ABSENT; n],
+        }
+    }
+
+    fn clear(&mut self) {
+        for &v in &self.heap {
+            self.at[v as usize] = ABSENT;
+        }
+        self.heap.clear();
+    }
+
+    fn key(v: u32, remaining: &[u32]) -> (u32, u32) {
+        (remaining[v as usize], v)
+    }
+
+    /// Puts v in the queue at its current count, or moves it up after its count fell; removes it
+    /// when the count is 0.
+    fn update(&mut self, v: u32, remaining: &[u32]) {
+        let i = self.at[v as usize];
+        if remaining[v as usize] == 0 {
+            if i != ABSENT {
+                self.remove_at(i as usize, remaining);
+            }
+            return;
+        }
+        let i = if i == ABSENT {
+            self.heap.push(v);
+            self.at[v as usize] = (self.heap.len() - 1) as u32;
+            self.heap.len() - 1
+        } else {
+            i as usize
+        };
+        self.sift_up(i, remaining);
+    }
+
+    fn pop(&mut self, remaining: &[u32]) -> Option<u32> {
+        let v = *self.heap.first()?;
+        self.remove_at(0, remaining);
+        Some(v)
+    }
+
+    fn remove_at(&mut self, i: usize, remaining: &[u32]) {
+        let v = self.heap[i];
+        self.at[v as usize] = ABSENT;
+        let last = self.heap.pop().expect("remove_at of a present vertex");
+        if i < self.heap.len() {
+            self.heap[i] = last;
+            self.at[last as usize] = i as u32;
+            // The moved vertex may belong above or below i.
+            self.sift_up(i, remaining);
+            self.sift_down(self.at[last as usize] as usize, remaining);
+        }
+    }
+
+    fn sift_up(&mut self, mut i: usize, remaining: &[u32]) {
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if Self::key(self.heap[parent], remaining) <= Self::key(self.heap[i], remaining) {
+                break;
+            }
+            self.swap(i, parent);
+            i = parent;
+        }
+    }
+
+    fn sift_down(&mut self, mut i: usize, remaining: &[u32]) {
+        loop {
+            let mut least = i;
+            for child in [2 * i + 1, 2 * i + 2] {
+                if child < self.heap.len()
+                    && Self::key(self.heap[child], remaining)
+                        < Self::key(self.heap[least], remaining)
+                {
+                    least = child;
+                }
+            }
+            if least == i {
+                return;
+            }
+            self.swap(i, least);
+            i = least;
+        }
+    }
+
+    fn swap(&mut self, i: usize, j: usize) {
+        self.heap.swap(i, j);
+        self.at[self.heap[i] as usize] = i as u32;
+        self.at[self.heap[j] as usize] = j as u32;
     }
 }
 

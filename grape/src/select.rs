@@ -77,11 +77,7 @@ impl fmt::Display for Choice {
 /// The candidates GRAPE runs in `mode`.
 pub fn candidates(mode: Mode) -> &'static [Candidate] {
     match mode {
-        Mode::Sparse => &[
-            Candidate::Expansion,
-            Candidate::VertexStart,
-            Candidate::CloneGraph,
-        ],
+        Mode::Sparse => &[Candidate::VertexStart, Candidate::Expansion],
         Mode::ScaleFree => &[Candidate::Expansion, Candidate::Hybrid],
         Mode::Dense => &[Candidate::DenseGreedy],
     }
@@ -106,7 +102,8 @@ pub fn run_candidate(
         Candidate::Hybrid => expand::hybrid(graph, parts),
         // `two_stage` refines by itself.
         Candidate::CloneGraph => two_stage(graph, parts, &[], seed)?,
-        Candidate::VertexStart => refined(vertex_start(graph, parts, seed)?),
+        // `vertex_start` refines by itself.
+        Candidate::VertexStart => vertex_start(graph, parts, seed)?,
         Candidate::DenseGreedy => dense_greedy(graph, parts),
     })
 }
