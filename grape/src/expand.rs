@@ -19,6 +19,7 @@
 
 use crate::graph::{Graph, Incidence};
 use crate::partition::{target_load, EdgePartition};
+use crate::rng::SplitMix64;
 
 /// The hub threshold: degree above τ · d_avg. HEP evaluates τ from 1 to 100; at τ = 10 (HEP's
 /// anchor in our benchmark) our hybrid lost to expansion without hubs by 0.5–8 % on Barabási–Albert
@@ -40,9 +41,23 @@ pub fn hubs(graph: &Graph, tau: f64) -> Vec<bool> {
     degrees.iter().map(|&d| f64::from(d) > tau * avg).collect()
 }
 
-/// Plain NE when `hub` is `None` (no vertex is a hub), HEP's hybrid otherwise. Every cluster c
-/// holds exactly `target_load(m, parts, c)` edges; `parts` 0 is taken as 1.
+/// Where a cluster whose boundary ran dry finds its next seed: the first vertex, not a hub, with
+/// unassigned edges, in vertex order or in an order shuffled from a seed (NE draws seeds at random;
+/// a shuffled order is the same idea, reproducible).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seeds {
+    InOrder,
+    Shuffled(u64),
+}
+
+/// Plain NE when `hub` is `None` (no vertex is a hub), HEP's hybrid otherwise, seeds in vertex
+/// order. Every cluster c holds exactly `target_load(m, parts, c)` edges; `parts` 0 is taken as 1.
 pub fn expand(graph: &Graph, parts: u32, hub: Option<&[bool]>) -> EdgePartition {
+    expand_with(graph, parts, hub, Seeds::InOrder)
+}
+
+/// `expand` with the seeds taken in the order `seeds` gives.
+pub fn expand_with(graph: &Graph, parts: u32, hub: Option<&[bool]>, seeds: Seeds) -> EdgePartition {
     let parts = parts.max(1);
     let m = graph.edges.len();
     let n = graph.vertices as usize;
@@ -55,7 +70,7 @@ pub fn expand(graph: &Graph, parts: u32, hub: Option<&[bool]>) -> EdgePartition 
         })
         .collect();
     let incidence = graph.incidence();
-    let remaining = (0..n)
+    let remaining: Vec<u32> = (0..n)
         .map(|v| (incidence.offsets[v + 1] - incidence.offsets[v]) as u32)
         .collect();
     let mut x = Expansion {
@@ -63,6 +78,7 @@ pub fn expand(graph: &Graph, parts: u32, hub: Option<&[bool]>) -> EdgePartition 
         incidence,
         hub,
         cluster: vec![UNASSIGNED; m],
+        live: remaining.clone(),
         remaining,
         stamp: vec![0; n],
         boundary: Boundary::new(n),
@@ -70,6 +86,15 @@ pub fn expand(graph: &Graph, parts: u32, hub: Option<&[bool]>) -> EdgePartition 
         load: 0,
         goal: 0,
     };
+    let order: Option<Vec<u32>> = match seeds {
+        Seeds::InOrder => None,
+        Seeds::Shuffled(seed) => {
+            let mut order: Vec<u32> = (0..n as u32).collect();
+            SplitMix64::new(seed).shuffle(&mut order);
+            Some(order)
+        }
+    };
+    let seed_at = |i: usize| order.as_ref().map_or(i, |o| o[i] as usize);
     let mut next_seed = 0usize;
     for c in 0..parts {
         // The hub-to-hub edges' share of this cluster is left for the streaming pass.
@@ -83,14 +108,16 @@ pub fn expand(graph: &Graph, parts: u32, hub: Option<&[bool]>) -> EdgePartition 
                 None => {
                     // A new seed: the next vertex, not a hub, with unassigned edges. While
                     // load < goal such an edge exists (hub-to-hub edges are outside the goals).
-                    while next_seed < n && (x.remaining[next_seed] == 0 || hub[next_seed]) {
+                    while next_seed < n
+                        && (x.remaining[seed_at(next_seed)] == 0 || hub[seed_at(next_seed)])
+                    {
                         next_seed += 1;
                     }
                     if next_seed == n {
                         break;
                     }
-                    let s = next_seed as u32;
-                    if x.stamp[next_seed] != x.mark {
+                    let s = seed_at(next_seed) as u32;
+                    if x.stamp[s as usize] != x.mark {
                         x.join(s);
                     }
                     s
@@ -131,6 +158,9 @@ struct Expansion<'a> {
     /// Unassigned edges per vertex (a self-loop counts twice): for a boundary vertex, its edges
     /// leading out of S, since edges inside S are taken as soon as both ends are in S.
     remaining: Vec<u32>,
+    /// `incidence.incident[offsets[v]..offsets[v] + live[v]]` holds every unassigned edge of v, in
+    /// incidence order, and some assigned ones not yet dropped.
+    live: Vec<u32>,
     stamp: Vec<u32>,
     /// Boundary vertices (not hubs) with unassigned edges, by `remaining`, lowest first.
     boundary: Boundary,
@@ -168,27 +198,34 @@ impl Expansion<'_> {
         if self.hub[y as usize] {
             return;
         }
-        for i in self.incidence.offsets[y as usize]..self.incidence.offsets[y as usize + 1] {
-            if self.load >= self.goal {
-                break;
-            }
+        let (start, end) = self.live_range(y);
+        let (mut i, mut kept) = (start, start);
+        while i < end && self.load < self.goal {
             let e = self.incidence.incident[i];
+            i += 1;
+            if self.cluster[e as usize] != UNASSIGNED {
+                continue;
+            }
             let (a, b) = self.graph.edges[e as usize];
             let other = if a == y { b } else { a };
-            if self.cluster[e as usize] == UNASSIGNED && self.stamp[other as usize] == self.mark {
+            if self.stamp[other as usize] == self.mark {
                 self.take(e);
+            } else {
+                self.incidence.incident[kept] = e;
+                kept += 1;
             }
         }
+        self.keep_live(y, i, end, kept);
         self.boundary.update(y, &self.remaining);
     }
 
     /// x moves to the core: its unassigned edges are taken, far endpoints joining S first.
     fn absorb(&mut self, x: u32) {
-        for i in self.incidence.offsets[x as usize]..self.incidence.offsets[x as usize + 1] {
-            if self.load >= self.goal {
-                break;
-            }
+        let (start, end) = self.live_range(x);
+        let (mut i, mut kept) = (start, start);
+        while i < end && self.load < self.goal {
             let e = self.incidence.incident[i];
+            i += 1;
             if self.cluster[e as usize] != UNASSIGNED {
                 continue;
             }
@@ -197,10 +234,32 @@ impl Expansion<'_> {
             if self.stamp[y as usize] != self.mark {
                 self.join(y);
             }
-            if self.cluster[e as usize] == UNASSIGNED && self.load < self.goal {
-                self.take(e);
+            if self.cluster[e as usize] == UNASSIGNED {
+                if self.load < self.goal {
+                    self.take(e);
+                } else {
+                    self.incidence.incident[kept] = e;
+                    kept += 1;
+                }
             }
         }
+        self.keep_live(x, i, end, kept);
+    }
+
+    /// The part of v's incidence that may still hold unassigned edges.
+    fn live_range(&self, v: u32) -> (usize, usize) {
+        let start = self.incidence.offsets[v as usize];
+        (start, start + self.live[v as usize] as usize)
+    }
+
+    /// After a scan of v's live incidence that kept its unassigned edges at `start..kept` and
+    /// stopped at `scanned`: the unscanned rest moves down behind them, order kept, and the live
+    /// part shrinks to what is left. (NE drops assigned edges from its adjacency lists too; without
+    /// it, every cluster whose boundary a vertex of degree d joins rescans all d edges.)
+    fn keep_live(&mut self, v: u32, scanned: usize, end: usize, kept: usize) {
+        self.incidence.incident.copy_within(scanned..end, kept);
+        let start = self.incidence.offsets[v as usize];
+        self.live[v as usize] = (kept + (end - scanned) - start) as u32;
     }
 }
 
