@@ -99,6 +99,11 @@ fn costs_on_a_randomly_numbered_mesh_and_a_scale_free_graph() {
             assert!(table.contains(name), "{table}");
         }
         assert!(cost("grape") <= cost("vertex"), "{graph}: {m:#}");
+        // Issue 20: never worse than METIS vertex + greedy cut-edge assignment + exact rebalance.
+        // On the mesh GRAPE's sparse mode runs that anchor itself and refines it, so C can only
+        // tie or drop; the scale-free graph goes to the expansion, which has no such guarantee
+        // and is checked here.
+        assert!(cost("grape") <= cost("vertex-greedy"), "{graph}: {m:#}");
         assert!(cost("vertex-greedy") < cost("vertex"), "{graph}: {m:#}");
         assert!(
             cost("grape") * num < cost("original") * den,

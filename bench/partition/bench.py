@@ -171,12 +171,14 @@ def summarise(rows, labels_order):
         sizes = list(SIZES)
         keys.sort(key=lambda t: (sizes.index(t[1]), FAMILIES.index(t[0]), int(t[2])))
         out.append(f"## {label}\n")
-        out.append("| graph | m | k | GRAPE C | vertex-greedy C | NE C | HEP C | ratio | GRAPE s / MiB | "
-                   "vertex-greedy s / MiB | NE s / MiB | HEP s / MiB |")
-        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        out.append("| graph | m | k | GRAPE C | vertex-greedy C | NE C | HEP C | ratio | time / NE | memory / NE | "
+                   "GRAPE s / MiB | vertex-greedy s / MiB | NE s / MiB | HEP s / MiB |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         worst = {}
+        worst_cost = {}
         for fam, size, k in keys:
             picked = {}
+            ne_runs = []
             for method in METHODS:
                 own = [r for r in lr if (r["family"], r["size"], r["k"], r["method"]) == (fam, size, k, method)]
                 if not own and method != "grape":
@@ -186,7 +188,18 @@ def summarise(rows, labels_order):
                     latest = others[-1]["label"] if others else None
                     own = [r for r in others if r["label"] == latest]
                 picked[method] = median_row(own)
+                if method == "ne":
+                    ne_runs = [r for r in own if r["status"] == "ok"]
             g = picked.get("grape")
+            # Cost ratios to NE: GRAPE's wall seconds and peak RSS over the medians of NE's runs.
+            time_ratio = mem_ratio = ""
+            if g and g["status"] == "ok" and ne_runs:
+                t = float(g["wall_s"]) / max(statistics.median(float(r["wall_s"]) for r in ne_runs), 1e-9)
+                mem = float(g["rss_mib"]) / max(statistics.median(float(r["rss_mib"]) for r in ne_runs), 1e-9)
+                time_ratio, mem_ratio = f"{t:.2f}", f"{mem:.2f}"
+                prev = worst_cost.get(fam, (0.0, "", 0.0, ""))
+                worst_cost[fam] = (max(prev[0], t), f"{size}, k={k}" if t > prev[0] else prev[1],
+                                   max(prev[2], mem), f"{size}, k={k}" if mem > prev[2] else prev[3])
             m = next((r["m"] for r in picked.values() if r and r.get("m")), "")
 
             def c(method):
@@ -216,17 +229,24 @@ def summarise(rows, labels_order):
                     worst[name] = (value, f"{size}, k={k}")
             graph = fam if fam in FIXED else f"{fam}-{size}"
             out.append(f"| {graph} | {fmt_int(m)} | {k} | {c('grape')} | {c('vertex-greedy')} | {c('ne')} | "
-                       f"{c('hep')} | {ratio or '—'} | {tm('grape')} | {tm('vertex-greedy')} | {tm('ne')} | "
+                       f"{c('hep')} | {ratio or '—'} | {time_ratio or '—'} | {mem_ratio or '—'} | {tm('grape')} | {tm('vertex-greedy')} | {tm('ne')} | "
                        f"{tm('hep')} |")
         if worst:
-            out.append("\nWorst ratio GRAPE C / best anchor C, per family:\n")
-            out.append("| family | worst ratio | at |")
-            out.append("|---|---:|---|")
+            out.append("\nWorst ratios per family: GRAPE C / best anchor C (three decimals), GRAPE's wall time "
+                       "and peak memory / the medians of NE's runs:\n")
+            out.append("| family | C ratio | at | time / NE | at | memory / NE | at |")
+            out.append("|---|---:|---|---:|---|---:|---|")
             for fam in FAMILIES:
                 if fam in worst:
-                    out.append(f"| {fam} | {worst[fam][0]:.2f} | {worst[fam][1]} |")
+                    wc = worst_cost.get(fam, (0.0, "—", 0.0, "—"))
+                    out.append(f"| {fam} | {worst[fam][0]:.3f} | {worst[fam][1]} | {wc[0]:.2f} | {wc[1]} | "
+                               f"{wc[2]:.2f} | {wc[3]} |")
             overall = max(worst.values())
-            out.append(f"\nOverall worst: **{overall[0]:.2f}**.\n")
+            line = f"\nOverall worst C ratio: **{overall[0]:.3f}**"
+            if worst_cost:
+                line += (f"; time / NE: **{max(w[0] for w in worst_cost.values()):.2f}**; memory / NE: "
+                         f"**{max(w[2] for w in worst_cost.values()):.2f}**")
+            out.append(line + ".\n")
     with open(SUMMARY, "w") as f:
         f.write("\n".join(out) + "\n")
 

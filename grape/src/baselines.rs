@@ -61,11 +61,9 @@ pub fn random(graph: &Graph, parts: u32, seed: u64) -> EdgePartition {
 
 /// METIS k-way partition of D's vertices (unit weights), the part of every vertex.
 fn metis_vertex_parts(graph: &Graph, parts: u32, seed: u64) -> Result<Vec<u32>, MetisError> {
-    let weighted: Vec<(u32, u32, metis::Idx)> =
-        graph.edges.iter().map(|&(u, v)| (u, v, 1)).collect();
-    metis_kway::partition(
+    metis_kway::partition_with(
         graph.vertices as usize,
-        &weighted,
+        || graph.edges.iter().map(|&(u, v)| (u, v, 1)),
         parts,
         VERTEX_UFACTOR,
         seed,

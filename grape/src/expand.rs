@@ -17,11 +17,9 @@
 //! mid-vertex when a cluster is full, and the hub-to-hub edges' share reserved in every cluster
 //! beforehand; seeds are taken in vertex order; `refine` runs afterwards (by the caller).
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use crate::graph::{Graph, Incidence};
 use crate::partition::{target_load, EdgePartition};
+use crate::rng::SplitMix64;
 
 /// The hub threshold: degree above τ · d_avg. HEP evaluates τ from 1 to 100; at τ = 10 (HEP's
 /// anchor in our benchmark) our hybrid lost to expansion without hubs by 0.5–8 % on Barabási–Albert
@@ -43,9 +41,23 @@ pub fn hubs(graph: &Graph, tau: f64) -> Vec<bool> {
     degrees.iter().map(|&d| f64::from(d) > tau * avg).collect()
 }
 
-/// Plain NE when `hub` is `None` (no vertex is a hub), HEP's hybrid otherwise. Every cluster c
-/// holds exactly `target_load(m, parts, c)` edges; `parts` 0 is taken as 1.
+/// Where a cluster whose boundary ran dry finds its next seed: the first vertex, not a hub, with
+/// unassigned edges, in vertex order or in an order shuffled from a seed (NE draws seeds at random;
+/// a shuffled order is the same idea, reproducible).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seeds {
+    InOrder,
+    Shuffled(u64),
+}
+
+/// Plain NE when `hub` is `None` (no vertex is a hub), HEP's hybrid otherwise, seeds in vertex
+/// order. Every cluster c holds exactly `target_load(m, parts, c)` edges; `parts` 0 is taken as 1.
 pub fn expand(graph: &Graph, parts: u32, hub: Option<&[bool]>) -> EdgePartition {
+    expand_with(graph, parts, hub, Seeds::InOrder)
+}
+
+/// `expand` with the seeds taken in the order `seeds` gives.
+pub fn expand_with(graph: &Graph, parts: u32, hub: Option<&[bool]>, seeds: Seeds) -> EdgePartition {
     let parts = parts.max(1);
     let m = graph.edges.len();
     let n = graph.vertices as usize;
@@ -58,7 +70,7 @@ pub fn expand(graph: &Graph, parts: u32, hub: Option<&[bool]>) -> EdgePartition 
         })
         .collect();
     let incidence = graph.incidence();
-    let remaining = (0..n)
+    let remaining: Vec<u32> = (0..n)
         .map(|v| (incidence.offsets[v + 1] - incidence.offsets[v]) as u32)
         .collect();
     let mut x = Expansion {
@@ -66,39 +78,46 @@ pub fn expand(graph: &Graph, parts: u32, hub: Option<&[bool]>) -> EdgePartition 
         incidence,
         hub,
         cluster: vec![UNASSIGNED; m],
+        live: remaining.clone(),
         remaining,
         stamp: vec![0; n],
-        heap: BinaryHeap::new(),
+        boundary: Boundary::new(n),
         mark: 0,
         load: 0,
         goal: 0,
     };
+    let order: Option<Vec<u32>> = match seeds {
+        Seeds::InOrder => None,
+        Seeds::Shuffled(seed) => {
+            let mut order: Vec<u32> = (0..n as u32).collect();
+            SplitMix64::new(seed).shuffle(&mut order);
+            Some(order)
+        }
+    };
+    let seed_at = |i: usize| order.as_ref().map_or(i, |o| o[i] as usize);
     let mut next_seed = 0usize;
     for c in 0..parts {
         // The hub-to-hub edges' share of this cluster is left for the streaming pass.
         x.mark = c + 1;
         x.goal = target_load(m, parts, c) - target_load(between_hubs.len(), parts, c);
         x.load = 0;
-        x.heap.clear();
+        x.boundary.clear();
         while x.load < x.goal {
-            let core = match x.heap.pop() {
-                Some(Reverse((key, v))) => {
-                    if x.stamp[v as usize] != x.mark || x.remaining[v as usize] != key || key == 0 {
-                        continue;
-                    }
-                    v
-                }
+            let core = match x.boundary.pop(&x.remaining) {
+                Some(v) => v,
                 None => {
                     // A new seed: the next vertex, not a hub, with unassigned edges. While
                     // load < goal such an edge exists (hub-to-hub edges are outside the goals).
-                    while next_seed < n && (x.remaining[next_seed] == 0 || hub[next_seed]) {
+                    while next_seed < n
+                        && (x.remaining[seed_at(next_seed)] == 0 || hub[seed_at(next_seed)])
+                    {
                         next_seed += 1;
                     }
                     if next_seed == n {
                         break;
                     }
-                    let s = next_seed as u32;
-                    if x.stamp[next_seed] != x.mark {
+                    let s = seed_at(next_seed) as u32;
+                    if x.stamp[s as usize] != x.mark {
                         x.join(s);
                     }
                     s
@@ -139,9 +158,12 @@ struct Expansion<'a> {
     /// Unassigned edges per vertex (a self-loop counts twice): for a boundary vertex, its edges
     /// leading out of S, since edges inside S are taken as soon as both ends are in S.
     remaining: Vec<u32>,
+    /// `incidence.incident[offsets[v]..offsets[v] + live[v]]` holds every unassigned edge of v, in
+    /// incidence order, and some assigned ones not yet dropped.
+    live: Vec<u32>,
     stamp: Vec<u32>,
-    /// Boundary vertices (not hubs) by `remaining`, lowest first; stale entries are skipped.
-    heap: BinaryHeap<Reverse<(u32, u32)>>,
+    /// Boundary vertices (not hubs) with unassigned edges, by `remaining`, lowest first.
+    boundary: Boundary,
     mark: u32,
     load: usize,
     goal: usize,
@@ -163,8 +185,8 @@ impl Expansion<'_> {
         .flatten()
         {
             let w = w as usize;
-            if self.stamp[w] == self.mark && !self.hub[w] && self.remaining[w] > 0 {
-                self.heap.push(Reverse((self.remaining[w], w as u32)));
+            if self.stamp[w] == self.mark && !self.hub[w] {
+                self.boundary.update(w as u32, &self.remaining);
             }
         }
     }
@@ -176,29 +198,34 @@ impl Expansion<'_> {
         if self.hub[y as usize] {
             return;
         }
-        for i in self.incidence.offsets[y as usize]..self.incidence.offsets[y as usize + 1] {
-            if self.load >= self.goal {
-                break;
-            }
+        let (start, end) = self.live_range(y);
+        let (mut i, mut kept) = (start, start);
+        while i < end && self.load < self.goal {
             let e = self.incidence.incident[i];
+            i += 1;
+            if self.cluster[e as usize] != UNASSIGNED {
+                continue;
+            }
             let (a, b) = self.graph.edges[e as usize];
             let other = if a == y { b } else { a };
-            if self.cluster[e as usize] == UNASSIGNED && self.stamp[other as usize] == self.mark {
+            if self.stamp[other as usize] == self.mark {
                 self.take(e);
+            } else {
+                self.incidence.incident[kept] = e;
+                kept += 1;
             }
         }
-        if self.remaining[y as usize] > 0 {
-            self.heap.push(Reverse((self.remaining[y as usize], y)));
-        }
+        self.keep_live(y, i, end, kept);
+        self.boundary.update(y, &self.remaining);
     }
 
     /// x moves to the core: its unassigned edges are taken, far endpoints joining S first.
     fn absorb(&mut self, x: u32) {
-        for i in self.incidence.offsets[x as usize]..self.incidence.offsets[x as usize + 1] {
-            if self.load >= self.goal {
-                break;
-            }
+        let (start, end) = self.live_range(x);
+        let (mut i, mut kept) = (start, start);
+        while i < end && self.load < self.goal {
             let e = self.incidence.incident[i];
+            i += 1;
             if self.cluster[e as usize] != UNASSIGNED {
                 continue;
             }
@@ -207,10 +234,140 @@ impl Expansion<'_> {
             if self.stamp[y as usize] != self.mark {
                 self.join(y);
             }
-            if self.cluster[e as usize] == UNASSIGNED && self.load < self.goal {
-                self.take(e);
+            if self.cluster[e as usize] == UNASSIGNED {
+                if self.load < self.goal {
+                    self.take(e);
+                } else {
+                    self.incidence.incident[kept] = e;
+                    kept += 1;
+                }
             }
         }
+        self.keep_live(x, i, end, kept);
+    }
+
+    /// The part of v's incidence that may still hold unassigned edges.
+    fn live_range(&self, v: u32) -> (usize, usize) {
+        let start = self.incidence.offsets[v as usize];
+        (start, start + self.live[v as usize] as usize)
+    }
+
+    /// After a scan of v's live incidence that kept its unassigned edges at `start..kept` and
+    /// stopped at `scanned`: the unscanned rest moves down behind them, order kept, and the live
+    /// part shrinks to what is left. (NE drops assigned edges from its adjacency lists too; without
+    /// it, every cluster whose boundary a vertex of degree d joins rescans all d edges.)
+    fn keep_live(&mut self, v: u32, scanned: usize, end: usize, kept: usize) {
+        self.incidence.incident.copy_within(scanned..end, kept);
+        let start = self.incidence.offsets[v as usize];
+        self.live[v as usize] = (kept + (end - scanned) - start) as u32;
+    }
+}
+
+/// NE's priority queue over the boundary: the vertices by (unassigned edges, vertex id), lowest
+/// first, as a binary heap indexed by vertex, so that a vertex whose count falls moves up in place
+/// instead of being pushed again. (A heap of pushed copies, stale ones skipped on pop, grew to
+/// O(m) entries and held half of the expansion's memory on 1 M-edge meshes.) Counts only fall
+/// while a vertex is in the queue; a vertex at 0 leaves it.
+struct Boundary {
+    heap: Vec<u32>,
+    /// `at[v]`: v's index in `heap`, `ABSENT` when not in it.
+    at: Vec<u32>,
+}
+
+const ABSENT: u32 = u32::MAX;
+
+impl Boundary {
+    fn new(n: usize) -> Boundary {
+        Boundary {
+            heap: Vec::new(),
+            at: vec![ABSENT; n],
+        }
+    }
+
+    fn clear(&mut self) {
+        for &v in &self.heap {
+            self.at[v as usize] = ABSENT;
+        }
+        self.heap.clear();
+    }
+
+    fn key(v: u32, remaining: &[u32]) -> (u32, u32) {
+        (remaining[v as usize], v)
+    }
+
+    /// Puts v in the queue at its current count, or moves it up after its count fell; removes it
+    /// when the count is 0.
+    fn update(&mut self, v: u32, remaining: &[u32]) {
+        let i = self.at[v as usize];
+        if remaining[v as usize] == 0 {
+            if i != ABSENT {
+                self.remove_at(i as usize, remaining);
+            }
+            return;
+        }
+        let i = if i == ABSENT {
+            self.heap.push(v);
+            self.at[v as usize] = (self.heap.len() - 1) as u32;
+            self.heap.len() - 1
+        } else {
+            i as usize
+        };
+        self.sift_up(i, remaining);
+    }
+
+    fn pop(&mut self, remaining: &[u32]) -> Option<u32> {
+        let v = *self.heap.first()?;
+        self.remove_at(0, remaining);
+        Some(v)
+    }
+
+    fn remove_at(&mut self, i: usize, remaining: &[u32]) {
+        let v = self.heap[i];
+        self.at[v as usize] = ABSENT;
+        let last = self.heap.pop().expect("remove_at of a present vertex");
+        if i < self.heap.len() {
+            self.heap[i] = last;
+            self.at[last as usize] = i as u32;
+            // The moved vertex may belong above or below i.
+            self.sift_up(i, remaining);
+            self.sift_down(self.at[last as usize] as usize, remaining);
+        }
+    }
+
+    fn sift_up(&mut self, mut i: usize, remaining: &[u32]) {
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if Self::key(self.heap[parent], remaining) <= Self::key(self.heap[i], remaining) {
+                break;
+            }
+            self.swap(i, parent);
+            i = parent;
+        }
+    }
+
+    fn sift_down(&mut self, mut i: usize, remaining: &[u32]) {
+        loop {
+            let mut least = i;
+            for child in [2 * i + 1, 2 * i + 2] {
+                if child < self.heap.len()
+                    && Self::key(self.heap[child], remaining)
+                        < Self::key(self.heap[least], remaining)
+                {
+                    least = child;
+                }
+            }
+            if least == i {
+                return;
+            }
+            self.swap(i, least);
+            i = least;
+        }
+    }
+
+    fn swap(&mut self, i: usize, j: usize) {
+        self.heap.swap(i, j);
+        self.at[self.heap[i] as usize] = i as u32;
+        self.at[self.heap[j] as usize] = j as u32;
     }
 }
 

@@ -9,13 +9,23 @@
 //! on `4elt` at k = 32 (975 against 1,054 and 1,482). Keeping the lowest C also makes GRAPE never
 //! worse than METIS vertex + greedy assignment (the vertex start before refinement).
 //!
-//! The candidates per mode:
-//! - sparse: expansion (`expand`, no hubs), the vertex start (`vertex_start`) and the two-stage
-//!   clone-graph partition (`two_stage`), each refined by C-gain (`refine`);
-//! - scale-free: expansion without hubs and HEP's hybrid (hubs apart, τ = `expand::TAU`), not
-//!   refined: on Barabási–Albert and R-MAT graphs of 0.5 M edges refinement took 0.1–0.8 % off C
-//!   for ten times the expansion's time, and the clone graph (the old scale-free mode, up to five
-//!   METIS runs) cost 100 times the time for a 10 % higher C;
+//! The candidates per mode, and why these (`bench/partition`, label `after`; `examples/candidate_one`
+//! measures one candidate alone):
+//! - sparse: the vertex start (`vertex_start`: METIS vertex + greedy cut-edge assignment + exact
+//!   rebalance, then refined) and the expansion (`expand`, no hubs), refined by C-gain (`refine`). The
+//!   vertex start wins on 2-D meshes, road-like graphs, `4elt` and most 3-D Delaunay cases; the
+//!   expansion on grids, `copter2` and 3-D Delaunay at 100 k edges, k = 256. The vertex start runs
+//!   first so that METIS's peak (its coarsened graphs: 52 MiB of 3-D Delaunay 1 M's 53) is not
+//!   stacked on a kept partition. The clone-graph partition (`two_stage`) is not run: it won on
+//!   `copter2` and 3-D Delaunay at k = 32 by 1–5 %, but a clone graph of 2m vertices put GRAPE at
+//!   334–393 MiB on 1 M-edge graphs, 5–13 times NE's memory;
+//! - scale-free: the expansion without hubs, HEP's hybrid (hubs apart, τ = `expand::TAU`) and four
+//!   restarts of the expansion with shuffled seeds (`Restart`), none refined: on Barabási–Albert
+//!   and R-MAT graphs of 0.5 M edges refinement took 0.1–0.8 % off C for ten times the expansion's
+//!   time, and the clone graph (the old scale-free mode, up to five METIS runs) cost 100 times the
+//!   time for a 10 % higher C. The runs differ by 0.1–4 % in C (R-MAT 100 k, k = 32: 11,637 to
+//!   12,186) and each costs about one NE run's partitioning, since the expansion drops assigned
+//!   edges from its incidence lists as NE does; six of them stay within NE's wall time on 1 M edges;
 //! - dense: the dense greedy alone.
 
 use std::fmt;
@@ -36,7 +46,10 @@ pub enum Candidate {
     Expansion,
     /// Expansion with hubs apart and their edges between each other streamed (HEP's idea).
     Hybrid,
-    /// The two-stage clone-graph partition.
+    /// Expansion without hubs, its seeds in an order shuffled from the run's seed and this number.
+    Restart(u8),
+    /// The two-stage clone-graph partition (in no mode's list, for its memory: see the module note;
+    /// `benches/families.rs` and `examples/candidate_one` still run it).
     CloneGraph,
     /// METIS on the vertices, cut edges handed out greedily.
     VertexStart,
@@ -46,9 +59,13 @@ pub enum Candidate {
 
 impl fmt::Display for Candidate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Candidate::Restart(i) = self {
+            return write!(f, "restart {i}");
+        }
         f.write_str(match self {
             Candidate::Expansion => "expansion",
             Candidate::Hybrid => "hybrid",
+            Candidate::Restart(_) => "restart",
             Candidate::CloneGraph => "clone graph",
             Candidate::VertexStart => "vertex start",
             Candidate::DenseGreedy => "dense greedy",
@@ -77,12 +94,15 @@ impl fmt::Display for Choice {
 /// The candidates GRAPE runs in `mode`.
 pub fn candidates(mode: Mode) -> &'static [Candidate] {
     match mode {
-        Mode::Sparse => &[
+        Mode::Sparse => &[Candidate::VertexStart, Candidate::Expansion],
+        Mode::ScaleFree => &[
             Candidate::Expansion,
-            Candidate::VertexStart,
-            Candidate::CloneGraph,
+            Candidate::Hybrid,
+            Candidate::Restart(1),
+            Candidate::Restart(2),
+            Candidate::Restart(3),
+            Candidate::Restart(4),
         ],
-        Mode::ScaleFree => &[Candidate::Expansion, Candidate::Hybrid],
         Mode::Dense => &[Candidate::DenseGreedy],
     }
 }
@@ -104,9 +124,16 @@ pub fn run_candidate(
     Ok(match candidate {
         Candidate::Expansion => refined(expand::expand(graph, parts, None)),
         Candidate::Hybrid => expand::hybrid(graph, parts),
+        Candidate::Restart(i) => refined(expand::expand_with(
+            graph,
+            parts,
+            None,
+            expand::Seeds::Shuffled(seed.wrapping_add(u64::from(i))),
+        )),
         // `two_stage` refines by itself.
         Candidate::CloneGraph => two_stage(graph, parts, &[], seed)?,
-        Candidate::VertexStart => refined(vertex_start(graph, parts, seed)?),
+        // `vertex_start` refines by itself.
+        Candidate::VertexStart => vertex_start(graph, parts, seed)?,
         Candidate::DenseGreedy => dense_greedy(graph, parts),
     })
 }

@@ -422,6 +422,18 @@ fn degree_modes() {
     assert!((stats.avg - 3.8).abs() < 1e-12);
     assert_eq!(degree::choose_mode(&stats), Mode::Sparse);
 
+    // A high average that hubs make is scale-free, not dense: d_avg = 33 (R-MAT 1 M's, about)
+    // and d_max = 600 ≥ 16 · 33 = 528; with d_max = 500 < 528 it is dense.
+    let hubby = degree::DegreeStats {
+        vertices_used: 60_000,
+        edges: 990_000,
+        avg: 33.0,
+        max: 600,
+    };
+    assert_eq!(degree::choose_mode(&hubby), Mode::ScaleFree);
+    let even = degree::DegreeStats { max: 500, ..hubby };
+    assert_eq!(degree::choose_mode(&even), Mode::Dense);
+
     // Isolated vertices do not dilute the average: K_40 among 1000 vertices is still dense.
     let mut graph = clique(40);
     graph.vertices = 1000;

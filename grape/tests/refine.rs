@@ -6,7 +6,7 @@ mod common;
 use common::assert_exactly_balanced;
 use grape::clone_graph::{self, cycle_weight, CloneWeights};
 use grape::degree::{analyse, choose_mode, Mode};
-use grape::expand::{expand, hubs};
+use grape::expand::{expand, expand_with, hubs, Seeds};
 use grape::generate;
 use grape::graph::Graph;
 use grape::partition::EdgePartition;
@@ -153,6 +153,42 @@ fn expansion_is_exact_on_every_kind_of_graph() {
             }
         }
     }
+}
+
+#[test]
+fn a_star_centre_joins_every_cluster_once() {
+    // A star of 40 leaves into 8 clusters of 5 edges: every cluster holds the centre, no leaf is
+    // shared, so C = 8 − 1 = 7 whatever the seed order. The centre's incidence is scanned by each
+    // of the 8 clusters and shrinks as its edges are taken (the live part of `expand`): its
+    // assigned edges must not be taken twice.
+    let star = Graph::new(41, (1..41).map(|v| (0, v)).collect());
+    for seeds in [Seeds::InOrder, Seeds::Shuffled(3)] {
+        let p = expand_with(&star, 8, None, seeds);
+        assert_exactly_balanced("star", &star, &p, 8);
+        assert_eq!(cost(&star, &p.cluster), 7);
+    }
+}
+
+#[test]
+fn shuffled_seeds_are_exact_and_reproducible() {
+    let graphs = [
+        ("grid", generate::mesh2d(20, 20, 1)),
+        ("ba", generate::scale_free(1000, 4, 1)),
+    ];
+    for (name, g) in &graphs {
+        for k in [1, 3, 8] {
+            let a = expand_with(g, k, None, Seeds::Shuffled(11));
+            assert_exactly_balanced(name, g, &a, k);
+            assert_eq!(a, expand_with(g, k, None, Seeds::Shuffled(11)), "{name}");
+        }
+    }
+    // Another order, another partition (the BA graph is connected, so only seeds after the
+    // boundary runs dry, and the first one, tell the orders apart).
+    let ba = &graphs[1].1;
+    assert_ne!(
+        expand_with(ba, 8, None, Seeds::Shuffled(11)),
+        expand_with(ba, 8, None, Seeds::Shuffled(12))
+    );
 }
 
 #[test]
