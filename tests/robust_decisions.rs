@@ -172,3 +172,33 @@ fn stores_allocating_is_weighed_where_it_is_open() {
     .collect();
     assert!(!names.contains(&"stores allocate in L1"), "{names:?}");
 }
+
+/// The walk runs past a switch whose default clang made unreachable.
+#[test]
+fn a_switch_covering_every_value_does_not_end_the_walk() {
+    // pick with 256-thread blocks on sm_80: 8 blocks of 256 on the SM
+    // (2,048 threads). Each thread executes the `sel` load, one case's
+    // load, the 16 loop loads and the store: 19 accesses, 2,048 x 19 =
+    // 38,912. (Before the fix the lanes ended at the dead default: 2,048.)
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.json");
+    let out = run(Command::new(driver())
+        .arg(testdata("robust").join("switch_cases.cu"))
+        .args([
+            "--cuda-gpu-arch=sm_80",
+            "--block-dim=256",
+            "-S",
+            "--cache-report=json",
+        ])
+        .arg(format!("--cache-report-file={}", report.display()))
+        .arg("-o")
+        .arg(dir.path().join("k.ptx")));
+    assert!(out.status.success(), "{}", text(&out).1);
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    let k = kernel(&r, "pick");
+    assert_eq!(k["simulated"]["thread_accesses"], 38_912, "{k}");
+    // Warp w's iteration k reads the line (a + 128 B x (w + k)) that warp
+    // w + k of its block read at k = 0: caching pays, and nothing is
+    // bypassed.
+    assert!(decisions(k).iter().all(|&d| d == "cache"), "{k}");
+}

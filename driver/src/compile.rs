@@ -212,6 +212,23 @@ fn with_measured_registers(job: &Job, scratch: &Path, mut made: Made) -> Result<
         changed |= moves;
     }
     if !changed {
+        // The decisions stand (the measured counts give the estimate's
+        // occupancy), but the report says what ptxas measured.
+        let estimated = format!("{estimate} registers/thread estimated");
+        for k in &mut report.kernels {
+            let (Some(u), Some(sim)) = (usage.get(&k.symbol), k.simulated.as_mut()) else {
+                continue;
+            };
+            if unknown.iter().any(|(s, _)| *s == k.symbol) {
+                sim.occupancy = sim.occupancy.replace(
+                    &estimated,
+                    &format!(
+                        "{} registers/thread from ptxas, the estimate's occupancy",
+                        u.registers
+                    ),
+                );
+            }
+        }
         return Ok(made);
     }
     let mut options = job.options.clone();

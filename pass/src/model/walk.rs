@@ -13,7 +13,9 @@
 //!   argument nobody gave): a loop's exit test keeps the lane in the loop
 //!   for [`Budget::unknown_trip`] iterations; any other branch sends it into
 //!   the code it guards (the paper's assumption: an unknown guard leaves
-//!   every thread active); a `switch` takes its default.
+//!   every thread active); a `switch` takes its default, or, when the
+//!   default is a dead end (a switch that covers every value), the case
+//!   its linear thread id picks modulo the number of cases.
 //! - Addresses: block-uniform unknowns read as stand-ins (a 256-byte aligned
 //!   base, `evaluate::Standin::Low`), per-thread unknowns as a synthetic
 //!   address of their own ([`UNKNOWN_REGION`]), unless they are bounded.
@@ -817,10 +819,27 @@ impl Walker<'_> {
             Exit::Switch { on, cases, default } => {
                 lane.env.standin = Standin::Absent;
                 let v = (!blind).then(|| eval(on, &lane.env)).flatten();
-                Some(
-                    v.and_then(|v| cases.iter().find(|c| c.0 == v).map(|c| c.1))
-                        .unwrap_or(*default),
-                )
+                if let Some(v) = v {
+                    return Some(cases.iter().find(|c| c.0 == v).map_or(*default, |c| c.1));
+                }
+                // An unknown value takes the default, unless the default
+                // is a dead end (clang makes the default of a switch that
+                // covers every value, `switch (x & 3)` with four cases,
+                // `unreachable`): then the lanes spread over the cases by
+                // their linear thread id, an assumption (uniform values)
+                // that runs every case's code.
+                let dead = |b: u32| {
+                    let n = &self.program.nodes[b as usize];
+                    matches!(n.exit, Exit::Stop) && n.ops.is_empty()
+                };
+                if dead(*default) && !cases.is_empty() {
+                    let [x, y, z] = lane.env.tid;
+                    let [nx, ny, _] = lane.env.ntid;
+                    let linear = x + nx * (y + ny * z);
+                    let i = linear.rem_euclid(cases.len() as i64) as usize;
+                    return Some(cases[i].1);
+                }
+                Some(*default)
             }
         }
     }
