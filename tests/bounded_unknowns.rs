@@ -6,26 +6,16 @@
 
 mod common;
 
-use std::process::Command;
-
 use common::*;
 use serde_json::Value;
 
 /// The JSON report of `testdata/bounded/table_lookup.cu` under auto on sm_70.
 fn report() -> Value {
-    let dir = tempfile::tempdir().unwrap();
-    let report = dir.path().join("r.json");
-    let out = run(Command::new(driver())
-        .arg(testdata("bounded").join("table_lookup.cu"))
-        .arg("--cuda-gpu-arch=sm_70")
-        .arg("--cache-policy=auto")
-        .arg("--cache-report=json")
-        .arg(format!("--cache-report-file={}", report.display()))
-        .arg("-c")
-        .arg("-o")
-        .arg(dir.path().join("k.o")));
-    assert!(out.status.success(), "{}", text(&out).1);
-    serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap()
+    json_report(
+        &testdata("bounded").join("table_lookup.cu"),
+        "sm_70",
+        &["--cache-policy=auto"],
+    )
 }
 
 fn kernel<'a>(r: &'a Value, name: &str) -> &'a Value {

@@ -8,8 +8,6 @@
 
 mod common;
 
-use std::process::Command;
-
 use common::*;
 use serde_json::Value;
 
@@ -18,18 +16,7 @@ fn report(file: &str) -> Value {
 }
 
 fn report_for(file: &str, arch: &str) -> Value {
-    let dir = tempfile::tempdir().unwrap();
-    let report = dir.path().join("r.json");
-    let out = run(Command::new(driver())
-        .arg(testdata("robust").join(file))
-        .arg(format!("--cuda-gpu-arch={arch}"))
-        .arg("--cache-report=json")
-        .arg(format!("--cache-report-file={}", report.display()))
-        .arg("-c")
-        .arg("-o")
-        .arg(dir.path().join("k.o")));
-    assert!(out.status.success(), "{}", text(&out).1);
-    serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap()
+    json_report(&testdata("robust").join(file), arch, &[])
 }
 
 fn kernel<'a>(r: &'a Value, name: &str) -> &'a Value {
@@ -180,21 +167,11 @@ fn a_switch_covering_every_value_does_not_end_the_walk() {
     // (2,048 threads). Each thread executes the `sel` load, one case's
     // load, the 16 loop loads and the store: 19 accesses, 2,048 x 19 =
     // 38,912. (Before the fix the lanes ended at the dead default: 2,048.)
-    let dir = tempfile::tempdir().unwrap();
-    let report = dir.path().join("r.json");
-    let out = run(Command::new(driver())
-        .arg(testdata("robust").join("switch_cases.cu"))
-        .args([
-            "--cuda-gpu-arch=sm_80",
-            "--block-dim=256",
-            "-S",
-            "--cache-report=json",
-        ])
-        .arg(format!("--cache-report-file={}", report.display()))
-        .arg("-o")
-        .arg(dir.path().join("k.ptx")));
-    assert!(out.status.success(), "{}", text(&out).1);
-    let r: Value = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    let r = json_report(
+        &testdata("robust").join("switch_cases.cu"),
+        "sm_80",
+        &["--block-dim=256"],
+    );
     let k = kernel(&r, "pick");
     assert_eq!(k["simulated"]["thread_accesses"], 38_912, "{k}");
     // Warp w's iteration k reads the line (a + 128 B x (w + k)) that warp

@@ -137,6 +137,24 @@ pub fn gpucc_to(input: &Path, arch: &str, out: &Path, extra: &[&str]) -> (bool, 
     (ok, err)
 }
 
+/// The JSON report of the driver building `input` into an object (`-c`,
+/// so host launches are read) for `arch`, with `extra` flags; panics with
+/// the driver's stderr when it fails.
+pub fn json_report(input: &Path, arch: &str, extra: &[&str]) -> serde_json::Value {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.json");
+    let mut args = vec![
+        "--cache-report=json".to_string(),
+        format!("--cache-report-file={}", report.display()),
+        "-c".into(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (ok, err) = gpucc_to(input, arch, &dir.path().join("k.o"), &a);
+    assert!(ok, "{err}");
+    serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap()
+}
+
 /// Runs the driver with `args`; returns (success, stdout, stderr).
 pub fn gpucc(args: &[&str]) -> (bool, String, String) {
     let out = run(Command::new(driver()).args(args));
