@@ -145,8 +145,12 @@ fn stores_allocating_is_weighed_where_it_is_open() {
     let allocate = scenario(k, "stores allocate in L1");
     assert_eq!(allocate["l2_bytes"], 1024, "{k}");
     // Caching the read of `b` costs nothing without allocation and saves
-    // 1,024 B with it: cached.
-    assert_eq!(decisions(k), ["cache", "cache"], "{k}");
+    // 1,024 B with it: cached. The read of `in` touches each warp's own
+    // line once and nothing else reads it (`model::read_once`): bypassed,
+    // at no cost in any scenario (bytes as above).
+    assert_eq!(decisions(k), ["bypass", "cache"], "{k}");
+    assert_eq!(k["loads"][0]["in_kernel"]["read_once"], true, "{k}");
+    assert_eq!(bytes(k, "auto"), 2048, "{k}");
     // On sm_52 stores evict the line they touch (no open question): no
     // such scenario.
     let r = report_for("store_then_load.cu", "sm_52");
@@ -175,7 +179,12 @@ fn a_switch_covering_every_value_does_not_end_the_walk() {
     let k = kernel(&r, "pick");
     assert_eq!(k["simulated"]["thread_accesses"], 38_912, "{k}");
     // Warp w's iteration k reads the line (a + 128 B x (w + k)) that warp
-    // w + k of its block read at k = 0: caching pays, and nothing is
-    // bypassed.
-    assert!(decisions(k).iter().all(|&d| d == "cache"), "{k}");
+    // w + k of its block read at k = 0: caching pays, and every load of
+    // the loop and the cases is cached. The `sel` load (first in the
+    // report) reads each thread's own word once, no other access reads its
+    // sectors: bypassed as read once.
+    let d = decisions(k);
+    assert_eq!(d[0], "bypass", "{k}");
+    assert_eq!(k["loads"][0]["in_kernel"]["read_once"], true, "{k}");
+    assert!(d[1..].iter().all(|&d| d == "cache"), "{k}");
 }

@@ -868,6 +868,7 @@ impl Walk<'_> {
                     "address unknown but within a {span}-byte range; modelled as spread uniformly over it"
                 ));
             }
+            let model_read_once = model.read_once;
             out.report.loads[entry].in_kernel = Some(model);
             // Under auto the model's choice stands for every load it saw
             // executed (`result.loads` holds only those), also where the
@@ -888,6 +889,10 @@ impl Walk<'_> {
                 continue;
             };
             let reason = match robust {
+                _ if model_read_once => "auto: bypass: no other access of the kernel's trace reads \
+                    its lines (no other load, warp or iteration), so caching it cannot hit under any \
+                    warp order or L1 size; bypassing keeps them out of L1"
+                    .to_string(),
                 Some(n) => format!(
                     "auto: {} in the assignment with the least worst-case regret in simulated \
                      L2->L1 traffic over {n} hardware scenarios",

@@ -178,6 +178,10 @@ pub struct LoadModel {
     /// the other way (`auto` only; issue 19).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hinges_on: Vec<String>,
+    /// `auto` bypassed it because no other access of the trace reads its
+    /// lines (`model::read_once`): caching it could not hit in any scenario.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_once: bool,
 }
 
 /// Global loads of one function in the final PTX.

@@ -2,7 +2,8 @@
 //! facts (`program`, `control`, `kernel_trace`), the whole-SM access trace
 //! (`trace`, `walk`), the L1 simulation (`l1sim`) and its configuration from
 //! the hardware facts (`l1_config`), locality curves
-//! (`locality`) and the per-kernel run that ties them together (`sm_model`).
+//! (`locality`), the loads whose data is read once (`read_once`) and the
+//! per-kernel run that ties them together (`sm_model`).
 
 pub mod control;
 #[cfg(test)]
@@ -12,6 +13,7 @@ pub mod l1_config;
 pub mod l1sim;
 pub mod locality;
 pub mod program;
+pub mod read_once;
 pub mod schedule;
 pub mod sm_model;
 pub mod trace;

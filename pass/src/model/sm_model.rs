@@ -52,6 +52,7 @@ use crate::model::kernel_trace::{
 };
 use crate::model::l1_config::Scenario as L1Question;
 use crate::model::l1sim::{Fill, L1Config, L1Error, Provenance};
+use crate::model::read_once::read_once;
 use crate::model::schedule::WarpOrder;
 use crate::model::trace::{Kind, Trace};
 use crate::model::walk::{walk_limited, Budget, Cut, Launch, Limits, DEFAULT_BUDGET};
@@ -396,6 +397,38 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     } else {
         None
     };
+    // Loads whose lines no other access of the trace reads are bypassed
+    // under auto (`model::read_once`): caching them cannot hit in any
+    // scenario, and bypassing keeps their lines out of L1.
+    let once = if k.auto && usable {
+        read_once(&trace, fill_unit(&config))
+    } else {
+        Vec::new()
+    };
+    let streams = (m.auto.iter().zip(&once)).filter(|(&c, &o)| c && o).count();
+    let mut robust = robust;
+    if streams > 0 {
+        let choice: Vec<bool> = (m.auto.iter().enumerate())
+            .map(|(i, &c)| c && !once.get(i).copied().unwrap_or(false))
+            .collect();
+        let sim = crate::model::l1sim::simulate(&trace, &config, &choice)
+            .map_err(|e| NoModel::Error(e.to_string()))?;
+        m.bytes.auto = sim.loads.l2_bytes;
+        m.instructions = sim.instructions;
+        m.auto = choice;
+        if let Some(r) = robust.as_mut() {
+            r.report.chosen = format!(
+                "{}, then {streams} load{} read once bypassed",
+                r.report.chosen,
+                if streams == 1 { "" } else { "s" }
+            );
+            for (h, &o) in r.hinges.iter_mut().zip(&once) {
+                if o {
+                    h.clear();
+                }
+            }
+        }
+    }
     // What the build emits: the fixed decisions, the model's for the rest
     // (auto) or the target's default (another policy).
     let emitted: Vec<bool> = (program.entries.iter().enumerate())
@@ -456,7 +489,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         occ.carveout.map_or("fixed".into(), |c| format!("{c} B")),
         l1_bytes
     );
-    let mut loads = load_models(&program, &trace, &m, k.loads);
+    let mut loads = load_models(&program, &trace, &m, k.loads, &once);
     if let Some(r) = &robust {
         for (i, entry) in program.entries.iter().enumerate() {
             let Some(l) = entry.and_then(|e| loads.get_mut(&e)) else {
@@ -737,6 +770,15 @@ fn robust_choice(
 }
 
 /// The simulated L1, from the hardware facts (`l1_config`; issue 19).
+/// The bytes one L1 miss fetches: a sector on sector-fill parts, the line
+/// on line-fill ones (`model::read_once`'s unit).
+fn fill_unit(config: &L1Config) -> u64 {
+    u64::from(match config.fill {
+        Fill::Sector => config.sector_bytes,
+        Fill::Line => config.line_bytes,
+    })
+}
+
 fn l1_config(k: &KernelInputs, capacity: u32) -> L1Config {
     crate::model::l1_config::l1_config(k.hardware, k.bypass, capacity)
 }
@@ -746,6 +788,7 @@ fn load_models(
     trace: &Trace,
     m: &KernelModel,
     loads: &[(TracedLoad, [Decision; 2])],
+    once: &[bool],
 ) -> HashMap<usize, (LoadModel, bool)> {
     let paper: HashMap<usize, [Decision; 2]> = loads.iter().map(|(l, d)| (l.entry, *d)).collect();
     let mut out = HashMap::new();
@@ -769,6 +812,7 @@ fn load_models(
                     hits_from: hit_sources(&r.from, trace),
                     unknown_within: trace.bounded_span(i as u32),
                     hinges_on: Vec::new(),
+                    read_once: !cache && once.get(i).copied().unwrap_or(false),
                 },
                 cache,
             ),
