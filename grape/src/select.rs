@@ -20,12 +20,19 @@
 //!   `copter2` and 3-D Delaunay at k = 32 by 1–5 %, but a clone graph of 2m vertices put GRAPE at
 //!   334–393 MiB on 1 M-edge graphs, 5–13 times NE's memory;
 //! - scale-free: the expansion without hubs, HEP's hybrid (hubs apart, τ = `expand::TAU`) and four
-//!   restarts of the expansion with shuffled seeds (`Restart`), none refined: on Barabási–Albert
-//!   and R-MAT graphs of 0.5 M edges refinement took 0.1–0.8 % off C for ten times the expansion's
-//!   time, and the clone graph (the old scale-free mode, up to five METIS runs) cost 100 times the
-//!   time for a 10 % higher C. The runs differ by 0.1–4 % in C (R-MAT 100 k, k = 32: 11,637 to
-//!   12,186) and each costs about one NE run's partitioning, since the expansion drops assigned
-//!   edges from its incidence lists as NE does; six of them stay within NE's wall time on 1 M edges;
+//!   restarts of the expansion with shuffled seeds (`Restart`), compared unrefined; the winner alone
+//!   then gets `SCALE_FREE_PASSES` pass of refinement. The runs differ by 0.1–4 % in C (R-MAT 100 k,
+//!   k = 32: 11,637 to 12,186) and each costs about one NE run's partitioning, since the expansion
+//!   drops assigned edges from its incidence lists as NE does; six of them stay within NE's wall
+//!   time on 1 M edges. Refinement takes less off C than the spread between runs, so it would seldom
+//!   change which wins, and one pass costs 0.3 to 1 times all six expansions (share of the run's
+//!   perf samples: Barabási–Albert 1 M 20–23 %, R-MAT 1 M k = 32 44 %; the hubs' cluster lists
+//!   are long): refining every run would multiply the time, refining the winner once adds a
+//!   quarter (Barabási–Albert) to four fifths (R-MAT, k = 32) to the run. What the pass took off (C at k = 32 / 256, `bench/partition` graphs):
+//!   Barabási–Albert 100 k 6 / 26, 1 M 6 / 33; R-MAT 100 k 16 / 109, 1 M 15 / 472. Up to four
+//!   passes took off 0–3 more on Barabási–Albert and 2–87 more on R-MAT, for about three times the
+//!   refinement's time. (The clone graph, the old scale-free mode of up to five METIS runs, cost
+//!   100 times the time for a 10 % higher C.)
 //! - dense: the dense greedy alone.
 
 use std::fmt;
@@ -73,11 +80,17 @@ impl fmt::Display for Candidate {
     }
 }
 
-/// What the choice was: the winner first, then every candidate with its C.
+/// The passes of C-gain refinement the scale-free winner gets (see the module note).
+pub const SCALE_FREE_PASSES: usize = 1;
+
+/// What the choice was: the winner first, then every candidate with its C as the comparison saw
+/// it, and what refining the winner afterwards took off its C (0 where nothing ran after the
+/// comparison: in sparse mode every candidate comes refined).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Choice {
     pub winner: Candidate,
     pub costs: Vec<(Candidate, u64)>,
+    pub refined: u64,
 }
 
 impl fmt::Display for Choice {
@@ -86,6 +99,9 @@ impl fmt::Display for Choice {
         if self.costs.len() > 1 {
             let all: Vec<String> = self.costs.iter().map(|(c, x)| format!("{c} {x}")).collect();
             write!(f, " on C ({})", all.join(", "))?;
+        }
+        if self.refined > 0 {
+            write!(f, ", refined by {}", self.refined)?;
         }
         Ok(())
     }
@@ -138,7 +154,8 @@ pub fn run_candidate(
     })
 }
 
-/// GRAPE in `mode`: every candidate of the mode, the lowest C kept (the earlier candidate on a tie).
+/// GRAPE in `mode`: every candidate of the mode, the lowest C kept (the earlier candidate on a tie),
+/// refined for `SCALE_FREE_PASSES` in scale-free mode.
 pub fn grape(
     graph: &Graph,
     parts: u32,
@@ -156,6 +173,18 @@ pub fn grape(
             best = Some((p, candidate, cost));
         }
     }
-    let (partition, winner, _) = best.expect("every mode has a candidate");
-    Ok((partition, Choice { winner, costs }))
+    let (mut partition, winner, _) = best.expect("every mode has a candidate");
+    let refined = if mode == Mode::ScaleFree {
+        refine::refine(graph, &mut partition, SCALE_FREE_PASSES)
+    } else {
+        0
+    };
+    Ok((
+        partition,
+        Choice {
+            winner,
+            costs,
+            refined,
+        },
+    ))
 }
