@@ -147,7 +147,7 @@ pub fn run_candidate(
             expand::Seeds::Shuffled(seed.wrapping_add(u64::from(i))),
         )),
         // `two_stage` refines by itself.
-        Candidate::CloneGraph => two_stage(graph, parts, &[], seed)?,
+        Candidate::CloneGraph => two_stage(graph, parts, seed)?,
         // `vertex_start` refines by itself.
         Candidate::VertexStart => vertex_start(graph, parts, seed)?,
         Candidate::DenseGreedy => dense_greedy(graph, parts),
