@@ -158,10 +158,14 @@ fn run(graph: &Graph, k: u32, variant: &str) -> Option<EdgePartition> {
         "expand" => Some(expand::expand(graph, k, None)),
         "hybrid" => Some(match arg.parse::<f64>() {
             Ok(tau) => expand::expand(graph, k, Some(&expand::hubs(graph, tau))),
-            Err(_) => expand::hybrid(graph, k),
+            Err(_) => expand::expand(graph, k, Some(&expand::hubs(graph, expand::TAU))),
         }),
         "expandc" => Some(refined(expand::expand(graph, k, None))),
-        "hybridc" => Some(refined(expand::hybrid(graph, k))),
+        "hybridc" => Some(refined(expand::expand(
+            graph,
+            k,
+            Some(&expand::hubs(graph, expand::TAU)),
+        ))),
         "grape" => {
             let mode = degree::choose_mode(&degree::analyse(graph));
             let (p, choice) = select::grape(graph, k, mode, 1).ok()?;

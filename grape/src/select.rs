@@ -20,25 +20,26 @@
 //!   `copter2` and 3-D Delaunay at k = 32 by 1–5 %, but a clone graph of 2m vertices put GRAPE at
 //!   334–393 MiB on 1 M-edge graphs, 5–13 times NE's memory;
 //! - scale-free: the expansion without hubs, HEP's hybrid (hubs apart, τ = `expand::TAU`) and four
-//!   restarts of the expansion with shuffled seeds (`Restart`), compared unrefined; the winner alone
-//!   then gets `SCALE_FREE_PASSES` pass of refinement. The runs differ by 0.1–4 % in C (R-MAT 100 k,
-//!   k = 32: 11,637 to 12,186) and each costs about one NE run's partitioning, since the expansion
+//!   restarts of the expansion with shuffled seeds (`Restart`), all seeded by NE's rule
+//!   (`expand::SeedRule::LowDegreeFirst`), compared unrefined; the winner alone then gets
+//!   `SCALE_FREE_PASSES` pass of refinement. The runs differ by 0.1–4 % in C (R-MAT 100 k,
+//!   k = 32: 11,617 to 12,174) and each costs about one NE run's partitioning, since the expansion
 //!   drops assigned edges from its incidence lists as NE does; six of them stay within NE's wall
 //!   time on 1 M edges. Refinement takes less off C than the spread between runs, so it would seldom
 //!   change which wins, and one pass costs 0.3 to 1 times all six expansions (share of the run's
 //!   perf samples: Barabási–Albert 1 M 20–23 %, R-MAT 1 M k = 32 44 %; the hubs' cluster lists
 //!   are long): refining every run would multiply the time, refining the winner once adds a
 //!   quarter (Barabási–Albert) to four fifths (R-MAT, k = 32) to the run. What the pass took off (C at k = 32 / 256, `bench/partition` graphs):
-//!   Barabási–Albert 100 k 6 / 26, 1 M 6 / 33; R-MAT 100 k 16 / 109, 1 M 15 / 472. Up to four
+//!   Barabási–Albert 100 k 11 / 30, 1 M 15 / 59; R-MAT 100 k 6 / 117, 1 M 0 / 500. Up to four
 //!   passes took off 0–3 more on Barabási–Albert and 2–87 more on R-MAT, for about three times the
-//!   refinement's time. (The clone graph, the old scale-free mode of up to five METIS runs, cost
+//!   refinement's time (measured before NE's seed rule). (The clone graph, the old scale-free mode of up to five METIS runs, cost
 //!   100 times the time for a 10 % higher C.)
 //! - dense: the dense greedy alone.
 
 use std::fmt;
 
 use crate::degree::Mode;
-use crate::expand;
+use crate::expand::{self, expand_with, SeedRule, Seeds};
 use crate::graph::Graph;
 use crate::greedy::dense_greedy;
 use crate::partition::EdgePartition;
@@ -137,14 +138,22 @@ pub fn run_candidate(
         }
         p
     };
+    let rule = match mode {
+        Mode::ScaleFree => SeedRule::LowDegreeFirst,
+        Mode::Sparse | Mode::Dense => SeedRule::Any,
+    };
     Ok(match candidate {
-        Candidate::Expansion => refined(expand::expand(graph, parts, None)),
-        Candidate::Hybrid => expand::hybrid(graph, parts),
-        Candidate::Restart(i) => refined(expand::expand_with(
+        Candidate::Expansion => refined(expand_with(graph, parts, None, Seeds::InOrder, rule)),
+        Candidate::Hybrid => {
+            let hub = expand::hubs(graph, expand::TAU);
+            expand_with(graph, parts, Some(&hub), Seeds::InOrder, rule)
+        }
+        Candidate::Restart(i) => refined(expand_with(
             graph,
             parts,
             None,
-            expand::Seeds::Shuffled(seed.wrapping_add(u64::from(i))),
+            Seeds::Shuffled(seed.wrapping_add(u64::from(i))),
+            rule,
         )),
         // `two_stage` refines by itself.
         Candidate::CloneGraph => two_stage(graph, parts, seed)?,
