@@ -258,7 +258,39 @@ impl Expansion<'_> {
         if self.hub[y as usize] {
             return;
         }
-        let (start, end) = self.live_range(y);
+        self.scan(y, |x, e, other| {
+            let inside = x.stamp[other as usize] == x.mark;
+            if inside {
+                x.take(e);
+            }
+            !inside
+        });
+        self.boundary.update(y, &self.remaining);
+    }
+
+    /// v moves to the core: its unassigned edges are taken, far endpoints joining S first.
+    fn absorb(&mut self, v: u32) {
+        self.scan(v, |x, e, y| {
+            if x.stamp[y as usize] != x.mark {
+                x.join(y);
+            }
+            // Joining may have taken e already.
+            if x.cluster[e as usize] != UNASSIGNED {
+                return false;
+            }
+            if x.load < x.goal {
+                x.take(e);
+                return false;
+            }
+            true
+        });
+    }
+
+    /// Visits v's unassigned edges in incidence order while the cluster has room, calling
+    /// `visit(self, e, far endpoint)`, which says whether e is still unassigned afterwards; what
+    /// stays unassigned is kept live, the rest dropped (`keep_live`).
+    fn scan(&mut self, v: u32, mut visit: impl FnMut(&mut Self, u32, u32) -> bool) {
+        let (start, end) = self.live_range(v);
         let (mut i, mut kept) = (start, start);
         while i < end && self.load < self.goal {
             let e = self.incidence.incident[i];
@@ -267,43 +299,13 @@ impl Expansion<'_> {
                 continue;
             }
             let (a, b) = self.graph.edges[e as usize];
-            let other = if a == y { b } else { a };
-            if self.stamp[other as usize] == self.mark {
-                self.take(e);
-            } else {
+            let other = if a == v { b } else { a };
+            if visit(self, e, other) {
                 self.incidence.incident[kept] = e;
                 kept += 1;
             }
         }
-        self.keep_live(y, i, end, kept);
-        self.boundary.update(y, &self.remaining);
-    }
-
-    /// x moves to the core: its unassigned edges are taken, far endpoints joining S first.
-    fn absorb(&mut self, x: u32) {
-        let (start, end) = self.live_range(x);
-        let (mut i, mut kept) = (start, start);
-        while i < end && self.load < self.goal {
-            let e = self.incidence.incident[i];
-            i += 1;
-            if self.cluster[e as usize] != UNASSIGNED {
-                continue;
-            }
-            let (a, b) = self.graph.edges[e as usize];
-            let y = if a == x { b } else { a };
-            if self.stamp[y as usize] != self.mark {
-                self.join(y);
-            }
-            if self.cluster[e as usize] == UNASSIGNED {
-                if self.load < self.goal {
-                    self.take(e);
-                } else {
-                    self.incidence.incident[kept] = e;
-                    kept += 1;
-                }
-            }
-        }
-        self.keep_live(x, i, end, kept);
+        self.keep_live(v, i, end, kept);
     }
 
     /// The part of v's incidence that may still hold unassigned edges.
