@@ -21,19 +21,15 @@
 //!   334–393 MiB on 1 M-edge graphs, 5–13 times NE's memory;
 //! - scale-free: the expansion without hubs, HEP's hybrid (hubs apart, τ = `expand::TAU`) and four
 //!   restarts of the expansion with shuffled seeds (`Restart`), all seeded by NE's rule
-//!   (`expand::SeedRule::LowDegreeFirst`), compared unrefined; the winner alone then gets
-//!   `SCALE_FREE_PASSES` pass of refinement. The runs differ by 0.1–4 % in C (R-MAT 100 k,
-//!   k = 32: 11,617 to 12,174) and each costs about one NE run's partitioning, since the expansion
-//!   drops assigned edges from its incidence lists as NE does; six of them stay within NE's wall
-//!   time on 1 M edges. Refinement takes less off C than the spread between runs, so it would seldom
-//!   change which wins, and one pass costs 0.3 to 1 times all six expansions (share of the run's
-//!   perf samples: Barabási–Albert 1 M 20–23 %, R-MAT 1 M k = 32 44 %; the hubs' cluster lists
-//!   are long): refining every run would multiply the time, refining the winner once adds a
-//!   quarter (Barabási–Albert) to four fifths (R-MAT, k = 32) to the run. What the pass took off (C at k = 32 / 256, `bench/partition` graphs):
-//!   Barabási–Albert 100 k 11 / 30, 1 M 15 / 59; R-MAT 100 k 6 / 117, 1 M 0 / 500. Up to four
-//!   passes took off 0–3 more on Barabási–Albert and 2–87 more on R-MAT, for about three times the
-//!   refinement's time (measured before NE's seed rule). (The clone graph, the old scale-free mode of up to five METIS runs, cost
-//!   100 times the time for a 10 % higher C.)
+//!   (`expand::SeedRule::LowDegreeFirst`), none refined. The runs differ by 0.1–4 % in C (R-MAT
+//!   100 k, k = 32: 11,617 to 12,174) and each costs about one NE run's partitioning, since the
+//!   expansion drops assigned edges from its incidence lists as NE does. Refining even the winner
+//!   alone, one pass, took 0–0.26 % off C (Barabási–Albert 100 k, k = 32 / 256: 11 / 30; 1 M:
+//!   15 / 59; R-MAT 100 k: 6 / 117, 1 M: 0 / 500) for a third to half more CPU time (Barabási–Albert
+//!   1 M, k = 32: 9.4–10.8 s against 6.9 s, NE 3.9 s; R-MAT 10 M, k = 32: 98 s, NE 31 s), which put
+//!   GRAPE above twice NE's time; NE's seed rule alone keeps every case measured at or below NE's
+//!   median C. (The clone graph, the old scale-free mode of up to five METIS runs, cost 100 times
+//!   the time for a 10 % higher C.)
 //! - dense: the dense greedy alone.
 
 use std::fmt;
@@ -81,17 +77,11 @@ impl fmt::Display for Candidate {
     }
 }
 
-/// The passes of C-gain refinement the scale-free winner gets (see the module note).
-pub const SCALE_FREE_PASSES: usize = 1;
-
-/// What the choice was: the winner first, then every candidate with its C as the comparison saw
-/// it, and what refining the winner afterwards took off its C (0 where nothing ran after the
-/// comparison: in sparse mode every candidate comes refined).
+/// What the choice was: the winner first, then every candidate with its C.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Choice {
     pub winner: Candidate,
     pub costs: Vec<(Candidate, u64)>,
-    pub refined: u64,
 }
 
 impl fmt::Display for Choice {
@@ -100,9 +90,6 @@ impl fmt::Display for Choice {
         if self.costs.len() > 1 {
             let all: Vec<String> = self.costs.iter().map(|(c, x)| format!("{c} {x}")).collect();
             write!(f, " on C ({})", all.join(", "))?;
-        }
-        if self.refined > 0 {
-            write!(f, ", refined by {}", self.refined)?;
         }
         Ok(())
     }
@@ -163,8 +150,7 @@ pub fn run_candidate(
     })
 }
 
-/// GRAPE in `mode`: every candidate of the mode, the lowest C kept (the earlier candidate on a tie),
-/// refined for `SCALE_FREE_PASSES` in scale-free mode.
+/// GRAPE in `mode`: every candidate of the mode, the lowest C kept (the earlier candidate on a tie).
 pub fn grape(
     graph: &Graph,
     parts: u32,
@@ -182,18 +168,6 @@ pub fn grape(
             best = Some((p, candidate, cost));
         }
     }
-    let (mut partition, winner, _) = best.expect("every mode has a candidate");
-    let refined = if mode == Mode::ScaleFree {
-        refine::refine(graph, &mut partition, SCALE_FREE_PASSES)
-    } else {
-        0
-    };
-    Ok((
-        partition,
-        Choice {
-            winner,
-            costs,
-            refined,
-        },
-    ))
+    let (partition, winner, _) = best.expect("every mode has a candidate");
+    Ok((partition, Choice { winner, costs }))
 }
