@@ -60,9 +60,9 @@ pub enum SeedRule {
     /// first the vertices with at most twice the average degree of unassigned edges, the others
     /// once those run out. A seed of high degree starts its cluster in all its neighbourhoods at
     /// once. On Barabási–Albert graphs it moved our expansion's C to NE's (100 k, k = 256: six runs
-    /// 59,217–59,376 against 59,286–59,397 without it; NE's six runs 59,197–59,319); on R-MAT it
-    /// changed the runs by −1.5 % to +1.2 % with no trend (`bench/partition` graphs, 100 k and 1 M).
-    /// On `copter2` it cost 0.2–1.7 %, hence not in sparse mode.
+    /// 59,217–59,376 against 59,286–59,397 without it; NE's nine runs 59,103–59,324); on R-MAT it
+    /// changed the runs by −1.3 % to +0.5 % with no trend (`bench/partition` graphs, 100 k and 1 M).
+    /// On `copter2` it cost the expansion 0.4–1.7 %, hence not in sparse mode.
     LowDegreeFirst,
 }
 
