@@ -32,7 +32,7 @@ METHODS = ["grape", "vertex-greedy", "ne", "hep"]
 ANCHORS = ["vertex-greedy", "ne", "hep"]
 FIELDS = ["label", "family", "size", "m", "vertices", "k", "method", "run", "status", "cost", "rf",
           "max_load", "min_load", "balanced", "moves", "cost_exact", "rf_exact", "wall_s", "algo_s",
-          "rss_mib", "detail"]
+          "rss_mib", "detail", "cpu_s"]
 
 
 def graph_files(family, size):
@@ -52,20 +52,23 @@ def graph_files(family, size):
 
 
 def timed(cmd, timeout, cwd=None):
-    """Runs cmd under /usr/bin/time: (returncode, stdout+stderr, wall seconds, peak RSS MiB)."""
+    """Runs cmd under /usr/bin/time: (returncode, stdout+stderr, wall seconds, peak RSS MiB, CPU
+    seconds user + system). Every partitioner here is one thread, so on a machine shared with other
+    jobs the CPU seconds are what it cost; the wall seconds include the waiting."""
     stats = os.path.join(WORK, "time.txt")
     try:
-        p = subprocess.run(["/usr/bin/time", "-o", stats, "-f", "%e %M"] + cmd, cwd=cwd,
+        p = subprocess.run(["/usr/bin/time", "-o", stats, "-f", "%e %M %U %S"] + cmd, cwd=cwd,
                            capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return None, f"timed out after {timeout} s", float(timeout), 0.0
-    wall, rss = 0.0, 0.0
+        return None, f"timed out after {timeout} s", float(timeout), 0.0, float(timeout)
+    wall, rss, cpu = 0.0, 0.0, 0.0
     with open(stats) as f:
         for line in f:
             parts = line.split()
-            if len(parts) == 2 and parts[0].replace(".", "").isdigit():
+            if len(parts) == 4 and parts[0].replace(".", "").isdigit():
                 wall, rss = float(parts[0]), float(parts[1]) / 1024
-    return p.returncode, p.stdout + p.stderr, wall, rss
+                cpu = float(parts[2]) + float(parts[3])
+    return p.returncode, p.stdout + p.stderr, wall, rss, cpu
 
 
 def recount(edges, k, fmt, path):
@@ -85,14 +88,14 @@ def log_value(text, key):
 
 def run_grape_lib(method, grape_input, edges, k, timeout):
     out = os.path.join(WORK, "part.u32")
-    code, text, wall, rss = timed([os.path.join(EXAMPLES, "partition_one"), grape_input, str(k), method, "1",
-                                   out], timeout)
+    code, text, wall, rss, cpu = timed([os.path.join(EXAMPLES, "partition_one"), grape_input, str(k), method,
+                                        "1", out], timeout)
     if code != 0:
         return {"status": "failed", "detail": text.strip().splitlines()[-1] if text.strip() else f"exit {code}",
-                "wall_s": wall, "rss_mib": rss}
+                "wall_s": wall, "rss_mib": rss, "cpu_s": cpu}
     fields = dict(kv.split("=", 1) for kv in text.split("\n")[0].split(" ", 2))
     row = recount(edges, k, "u32", out)
-    row.update(status="ok", wall_s=wall, rss_mib=rss, algo_s=fields.get("seconds", ""),
+    row.update(status="ok", wall_s=wall, rss_mib=rss, cpu_s=cpu, algo_s=fields.get("seconds", ""),
                detail=fields.get("detail", ""))
     return row
 
@@ -109,14 +112,14 @@ def run_hep_main(method, edges, k, timeout):
     cmd = [HEP, "-method", method, "-p", str(k), "-filename", local, "-write_results"]
     if method == "hep":
         cmd += ["-hdf", "10"]
-    code, text, wall, rss = timed(cmd, timeout, cwd=scratch)
+    code, text, wall, rss, cpu = timed(cmd, timeout, cwd=scratch)
     result = f"{local}.edgepart.{k}"
     if code != 0 or not os.path.exists(result):
         last = [l for l in text.strip().splitlines() if "Check failed" in l or "FATAL" in l or "rror" in l]
         return {"status": "failed", "detail": (last or [f"exit {code}"])[-1][-160:], "wall_s": wall,
-                "rss_mib": rss}
+                "rss_mib": rss, "cpu_s": cpu}
     row = recount(edges, k, "edgepart", result)
-    row.update(status="ok", wall_s=wall, rss_mib=rss, algo_s=log_value(text, "time used for partitioning"),
+    row.update(status="ok", wall_s=wall, rss_mib=rss, cpu_s=cpu, algo_s=log_value(text, "time used for partitioning"),
                detail="tau=10" if method == "hep" else "")
     shutil.rmtree(scratch, ignore_errors=True)
     return row
@@ -150,6 +153,14 @@ def median_row(rows):
     return ok[(len(ok) - 1) // 2]
 
 
+def seconds(row, cpu=None):
+    """What a run cost in time: its CPU seconds where recorded (see timed), else its wall seconds;
+    `cpu` forces one or the other."""
+    if cpu is None:
+        cpu = bool(row.get("cpu_s"))
+    return float(row["cpu_s"]) if cpu else float(row["wall_s"])
+
+
 def summarise(rows, labels_order):
     out = ["# GRAPE against the edge partitioners\n",
            "Written by `bench/partition/run` (see `bench/partition/README.md`). C is recounted by",
@@ -157,9 +168,12 @@ def summarise(rows, labels_order):
            "part ⌊m/k⌋ or ⌈m/k⌉ edges) is rebalanced by best C-gain moves first (`moves` > 0, marked *).",
            "NE: median of 3 runs (random seeds). HEP: τ = 10. Anchors: vertex-greedy (METIS vertex",
            "partition + greedy cut-edge assignment + exact rebalance), NE, HEP. Ratio = GRAPE C / best",
-           "anchor C (goal ≤ 1.00). Time: wall seconds of the whole process (read text, partition, write);",
-           "memory: peak RSS (`/usr/bin/time`). Machine: 2 cores, 24 GiB, shared with other jobs (builds,",
-           "tests) while it ran: times are indicative, memory is not affected.\n"]
+           "anchor C (goal ≤ 1.00). Time: seconds of the whole process (read text, partition, write),",
+           "CPU (user + system) where the row records it, else wall; every partitioner here is one thread,",
+           "so the CPU seconds are what it cost on a machine shared with other jobs, the wall seconds",
+           "include the waiting. Memory: peak RSS (`/usr/bin/time`). Machine: 2 cores, 24 GiB, shared",
+           "with other jobs (builds, tests; load 9–11 on 2 cores during label `after`): memory is not",
+           "affected, CPU seconds little, wall seconds much.\n"]
     for label in labels_order:
         lr = [r for r in rows if r["label"] == label]
         anchor_rows = [r for r in rows if r["method"] != "grape"]
@@ -194,7 +208,9 @@ def summarise(rows, labels_order):
             # Cost ratios to NE: GRAPE's wall seconds and peak RSS over the medians of NE's runs.
             time_ratio = mem_ratio = ""
             if g and g["status"] == "ok" and ne_runs:
-                t = float(g["wall_s"]) / max(statistics.median(float(r["wall_s"]) for r in ne_runs), 1e-9)
+                # CPU seconds only where GRAPE's run and every NE run recorded them.
+                cpu = all(r.get("cpu_s") for r in [g] + ne_runs)
+                t = seconds(g, cpu) / max(statistics.median(seconds(r, cpu) for r in ne_runs), 1e-9)
                 mem = float(g["rss_mib"]) / max(statistics.median(float(r["rss_mib"]) for r in ne_runs), 1e-9)
                 time_ratio, mem_ratio = f"{t:.2f}", f"{mem:.2f}"
                 prev = worst_cost.get(fam, (0.0, "", 0.0, ""))
@@ -215,7 +231,7 @@ def summarise(rows, labels_order):
                 r = picked.get(method)
                 if not r or r["status"] != "ok":
                     return "—"
-                return f"{float(r['wall_s']):.2f} / {float(r['rss_mib']):.0f}"
+                return f"{seconds(r):.2f} / {float(r['rss_mib']):.0f}"
 
             anchors = [int(picked[a]["cost_exact"]) for a in ANCHORS
                        if picked.get(a) and picked[a]["status"] == "ok"]
@@ -232,8 +248,9 @@ def summarise(rows, labels_order):
                        f"{c('hep')} | {ratio or '—'} | {time_ratio or '—'} | {mem_ratio or '—'} | {tm('grape')} | {tm('vertex-greedy')} | {tm('ne')} | "
                        f"{tm('hep')} |")
         if worst:
-            out.append("\nWorst ratios per family: GRAPE C / best anchor C (three decimals), GRAPE's wall time "
-                       "and peak memory / the medians of NE's runs:\n")
+            out.append("\nWorst ratios per family: GRAPE C / best anchor C (three decimals), GRAPE's time "
+                       "(CPU seconds where GRAPE's and NE's rows record them, else wall) and peak memory / the "
+                       "medians of NE's runs:\n")
             out.append("| family | C ratio | at | time / NE | at | memory / NE | at |")
             out.append("|---|---:|---|---:|---|---:|---|")
             for fam in FAMILIES:

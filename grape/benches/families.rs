@@ -128,7 +128,6 @@ fn run(graph: &Graph, k: u32, variant: &str) -> Option<EdgePartition> {
         two_stage_with(
             graph,
             k,
-            &[],
             1,
             Options {
                 weights,
@@ -146,10 +145,8 @@ fn run(graph: &Graph, k: u32, variant: &str) -> Option<EdgePartition> {
     };
     let (name, arg) = variant.split_once('@').unwrap_or((variant, ""));
     match name {
-        "paper" => two(CloneWeights::Paper, Refinement::Swaps),
         "paper0" => two(CloneWeights::Paper, Refinement::None),
         "paperc" => two(CloneWeights::Paper, Refinement::CGain),
-        "deg" => two(per(arg), Refinement::Swaps),
         "deg0" => two(per(arg), Refinement::None),
         "degc" => two(per(arg), Refinement::CGain),
         "vstart" => grape::vertex_start::vertex_start(graph, k, 1)
@@ -158,16 +155,17 @@ fn run(graph: &Graph, k: u32, variant: &str) -> Option<EdgePartition> {
                 grape::refine::refine(graph, &mut p, grape::refine::PASSES);
                 p
             }),
-        "sf" => grape::two_stage::grape_scale_free(graph, k, 1)
-            .ok()
-            .map(|(p, _)| p),
         "expand" => Some(expand::expand(graph, k, None)),
         "hybrid" => Some(match arg.parse::<f64>() {
             Ok(tau) => expand::expand(graph, k, Some(&expand::hubs(graph, tau))),
-            Err(_) => expand::hybrid(graph, k),
+            Err(_) => expand::expand(graph, k, Some(&expand::hubs(graph, expand::TAU))),
         }),
         "expandc" => Some(refined(expand::expand(graph, k, None))),
-        "hybridc" => Some(refined(expand::hybrid(graph, k))),
+        "hybridc" => Some(refined(expand::expand(
+            graph,
+            k,
+            Some(&expand::hubs(graph, expand::TAU)),
+        ))),
         "grape" => {
             let mode = degree::choose_mode(&degree::analyse(graph));
             let (p, choice) = select::grape(graph, k, mode, 1).ok()?;
@@ -181,7 +179,7 @@ fn run(graph: &Graph, k: u32, variant: &str) -> Option<EdgePartition> {
 fn main() {
     let mut graphs = Vec::new();
     let mut ks = vec![32u32, 256];
-    let mut variants: Vec<String> = vec!["paper".into(), "degc".into()];
+    let mut variants: Vec<String> = vec!["paperc".into(), "degc".into()];
     for a in std::env::args().skip(1).filter(|a| a != "--bench") {
         if let Some(list) = a.strip_prefix("k=") {
             ks = list.split(',').map(|x| x.parse().unwrap()).collect();

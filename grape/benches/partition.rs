@@ -1,13 +1,16 @@
 //! Times GRAPE on graphs of about a million edges split into 1,024 clusters: a randomly numbered
-//! 708×708 grid with `grape_sparse` (stage by stage, then end to end) and a preferential-attachment
-//! graph with `grape_scale_free`. Prints edges, clusters, seconds, C, the load range and the peak
-//! resident memory (VmHWM from /proc/self/status, where the system has it).
+//! 708×708 grid with the two-stage clone-graph partition (stage by stage, then end to end) and with
+//! GRAPE's sparse mode, and a preferential-attachment graph with GRAPE's scale-free mode
+//! (`select::grape`). Prints edges, clusters, seconds, C, the load range and the peak resident
+//! memory (VmHWM from /proc/self/status, where the system has it).
 //!
 //! Run: `cargo bench -p gpucc-cache-grape --bench partition`.
 
+use grape::degree::Mode;
 use grape::graph::Graph;
 use grape::partition::EdgePartition;
-use grape::{clone_graph, fixing, generate, metis_kway, two_stage};
+use grape::two_stage::GrapeError;
+use grape::{clone_graph, fixing, generate, metis_kway, refine, select, two_stage};
 use std::time::Instant;
 
 const PARTS: u32 = 1024;
@@ -21,7 +24,18 @@ fn peak_mib() -> Option<f64> {
     Some(kib / 1024.0)
 }
 
-fn report(name: &str, graph: &Graph, p: &EdgePartition, seconds: f64) {
+/// Runs `partition` on `graph` and prints what it cost.
+fn report(
+    name: &str,
+    graph: &Graph,
+    partition: impl FnOnce() -> Result<EdgePartition, GrapeError>,
+) {
+    let t = Instant::now();
+    let p = match partition() {
+        Ok(p) => p,
+        Err(e) => return eprintln!("{name}: {e}"),
+    };
+    let seconds = t.elapsed().as_secs_f64();
     let q = p.quality(graph);
     let peak = peak_mib().map_or("n/a".to_string(), |m| format!("{m:.0} MiB"));
     println!(
@@ -62,7 +76,7 @@ fn main() {
     let before = fixed.cost(&grid);
     let t_cost = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let gained = fixing::refine(&grid, &mut fixed, fixing::REFINE_PASSES);
+    let gained = refine::refine(&grid, &mut fixed, refine::PASSES);
     let t_refine = t.elapsed().as_secs_f64();
     drop((clones, clone_part, fixed));
     println!(
@@ -71,37 +85,16 @@ fn main() {
          computing C {t_cost:.2} s"
     );
 
-    let t = Instant::now();
-    match two_stage::grape_sparse(&grid, PARTS, SEED) {
-        Ok(p) => report(
-            "mesh2d 708x708 grape_sparse",
-            &grid,
-            &p,
-            t.elapsed().as_secs_f64(),
-        ),
-        Err(e) => eprintln!("grape_sparse: {e}"),
-    }
+    report("mesh2d 708x708 two-stage", &grid, || {
+        two_stage::two_stage(&grid, PARTS, SEED)
+    });
+    report("mesh2d 708x708 grape sparse", &grid, || {
+        select::grape(&grid, PARTS, Mode::Sparse, SEED).map(|(p, _)| p)
+    });
     drop(grid);
 
     let scale_free = generate::scale_free(250_000, 4, SEED);
-    let t = Instant::now();
-    match two_stage::grape_scale_free(&scale_free, PARTS, SEED) {
-        Ok((p, epsilon)) => report(
-            &format!("scalefree 250000:4 grape_scale_free (kept epsilon {epsilon})"),
-            &scale_free,
-            &p,
-            t.elapsed().as_secs_f64(),
-        ),
-        Err(e) => eprintln!("grape_scale_free: {e}"),
-    }
-    let t = Instant::now();
-    match two_stage::grape_sparse(&scale_free, PARTS, SEED) {
-        Ok(p) => report(
-            "scalefree 250000:4 grape_sparse",
-            &scale_free,
-            &p,
-            t.elapsed().as_secs_f64(),
-        ),
-        Err(e) => eprintln!("grape_sparse: {e}"),
-    }
+    report("scalefree 250000:4 grape scale-free", &scale_free, || {
+        select::grape(&scale_free, PARTS, Mode::ScaleFree, SEED).map(|(p, _)| p)
+    });
 }

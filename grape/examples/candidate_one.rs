@@ -9,30 +9,18 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use grape::degree::{analyse, choose_mode};
 use grape::select::{run_candidate, Candidate};
 
+mod common;
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("candidate_one: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::main_with("candidate_one", run)
 }
 
 fn run(args: &[String]) -> Result<(), String> {
     let [graph, k, candidate, seed] = args else {
         return Err("usage: candidate_one GRAPH K CANDIDATE SEED".to_string());
     };
-    let k: u32 = k
-        .parse()
-        .map_err(|_| format!("K must be a positive integer, not '{k}'"))?;
-    let seed: u64 = seed
-        .parse()
-        .map_err(|_| format!("SEED must be an unsigned integer, not '{seed}'"))?;
     let candidate = match candidate.as_str() {
         "expansion" => Candidate::Expansion,
         "hybrid" => Candidate::Hybrid,
@@ -41,14 +29,15 @@ fn run(args: &[String]) -> Result<(), String> {
         "dense-greedy" => Candidate::DenseGreedy,
         other => return Err(format!("unknown candidate '{other}' (expansion, hybrid, clone-graph, vertex-start, dense-greedy)")),
     };
-    let g = grape::input::read_graph(std::path::Path::new(graph)).map_err(|e| e.to_string())?;
-    let mode = choose_mode(&analyse(&g));
+    let job = common::job(graph, k, seed)?;
     let start = Instant::now();
-    let p = run_candidate(&g, k, mode, candidate, seed).map_err(|e| e.to_string())?;
+    let p = run_candidate(&job.graph, job.k, job.mode, candidate, job.seed)
+        .map_err(|e| e.to_string())?;
     let seconds = start.elapsed().as_secs_f64();
     println!(
-        "candidate={candidate} mode={mode} cost={} seconds={seconds:.3}",
-        p.cost(&g)
+        "candidate={candidate} mode={} cost={} seconds={seconds:.3}",
+        job.mode,
+        p.cost(&job.graph)
     );
     Ok(())
 }

@@ -8,34 +8,21 @@
 
 use std::process::ExitCode;
 
-use grape::degree::{analyse, choose_mode};
 use grape::methods::{self, Method};
 
+mod common;
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("partition_one: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::main_with("partition_one", run)
 }
 
 fn run(args: &[String]) -> Result<(), String> {
     let [graph, k, method, seed, out] = args else {
         return Err("usage: partition_one GRAPH K METHOD SEED OUT".to_string());
     };
-    let k: u32 = k
-        .parse()
-        .map_err(|_| format!("K must be a positive integer, not '{k}'"))?;
-    let seed: u64 = seed
-        .parse()
-        .map_err(|_| format!("SEED must be an unsigned integer, not '{seed}'"))?;
     let method = Method::parse(method).ok_or_else(|| format!("unknown method '{method}'"))?;
-    let g = grape::input::read_graph(std::path::Path::new(graph)).map_err(|e| e.to_string())?;
-    let mode = choose_mode(&analyse(&g));
-    let run = methods::run(&g, k, method, mode, seed)
+    let job = common::job(graph, k, seed)?;
+    let run = methods::run(&job.graph, job.k, method, job.mode, job.seed)
         .map_err(|e| e.to_string())?
         .ok_or_else(|| format!("{method} does not apply to {graph}"))?;
     let bytes: Vec<u8> = run

@@ -15,7 +15,8 @@
 //!
 //! Ours, not the papers': the clusters' loads are exact (`target_load`), the expansion stopping
 //! mid-vertex when a cluster is full, and the hub-to-hub edges' share reserved in every cluster
-//! beforehand; seeds are taken in vertex order; `refine` runs afterwards (by the caller).
+//! beforehand; seeds are taken in vertex order or a shuffled one (`Seeds`), by NE's rule or any
+//! (`SeedRule`); `refine` runs afterwards (by the caller).
 
 use crate::graph::{Graph, Incidence};
 use crate::partition::{target_load, EdgePartition};
@@ -50,14 +51,35 @@ pub enum Seeds {
     Shuffled(u64),
 }
 
+/// Which vertices may seed a cluster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeedRule {
+    /// Any vertex with unassigned edges.
+    Any,
+    /// NE's rule (`get_free_vertex` in NE's code, `../shared/third_party/hybrid_edge_partitioner`):
+    /// first the vertices with at most twice the average degree of unassigned edges, the others
+    /// once those run out. A seed of high degree starts its cluster in all its neighbourhoods at
+    /// once. On Barabási–Albert graphs it moved our expansion's C to NE's (100 k, k = 256: six runs
+    /// 59,217–59,376 against 59,286–59,397 without it; NE's nine runs 59,103–59,324); on R-MAT it
+    /// changed the runs by −1.3 % to +0.5 % with no trend (`bench/partition` graphs, 100 k and 1 M).
+    /// On `copter2` it cost the expansion 0.4–1.7 %, hence not in sparse mode.
+    LowDegreeFirst,
+}
+
 /// Plain NE when `hub` is `None` (no vertex is a hub), HEP's hybrid otherwise, seeds in vertex
 /// order. Every cluster c holds exactly `target_load(m, parts, c)` edges; `parts` 0 is taken as 1.
 pub fn expand(graph: &Graph, parts: u32, hub: Option<&[bool]>) -> EdgePartition {
-    expand_with(graph, parts, hub, Seeds::InOrder)
+    expand_with(graph, parts, hub, Seeds::InOrder, SeedRule::Any)
 }
 
-/// `expand` with the seeds taken in the order `seeds` gives.
-pub fn expand_with(graph: &Graph, parts: u32, hub: Option<&[bool]>, seeds: Seeds) -> EdgePartition {
+/// `expand` with the seeds taken in the order `seeds` gives, under `rule`.
+pub fn expand_with(
+    graph: &Graph,
+    parts: u32,
+    hub: Option<&[bool]>,
+    seeds: Seeds,
+    rule: SeedRule,
+) -> EdgePartition {
     let parts = parts.max(1);
     let m = graph.edges.len();
     let n = graph.vertices as usize;
@@ -94,8 +116,19 @@ pub fn expand_with(graph: &Graph, parts: u32, hub: Option<&[bool]>, seeds: Seeds
             Some(order)
         }
     };
-    let seed_at = |i: usize| order.as_ref().map_or(i, |o| o[i] as usize);
-    let mut next_seed = 0usize;
+    let cap = match rule {
+        SeedRule::Any => u32::MAX,
+        SeedRule::LowDegreeFirst => {
+            let used = x.remaining.iter().filter(|&&d| d > 0).count().max(1);
+            (2.0 * 2.0 * m as f64 / used as f64) as u32
+        }
+    };
+    let mut next_seed = SeedOrder {
+        order,
+        low: 0,
+        any: 0,
+        cap,
+    };
     for c in 0..parts {
         // The hub-to-hub edges' share of this cluster is left for the streaming pass.
         x.mark = c + 1;
@@ -106,17 +139,10 @@ pub fn expand_with(graph: &Graph, parts: u32, hub: Option<&[bool]>, seeds: Seeds
             let core = match x.boundary.pop(&x.remaining) {
                 Some(v) => v,
                 None => {
-                    // A new seed: the next vertex, not a hub, with unassigned edges. While
-                    // load < goal such an edge exists (hub-to-hub edges are outside the goals).
-                    while next_seed < n
-                        && (x.remaining[seed_at(next_seed)] == 0 || hub[seed_at(next_seed)])
-                    {
-                        next_seed += 1;
-                    }
-                    if next_seed == n {
+                    // While load < goal an unassigned edge outside the hub-to-hub ones exists.
+                    let Some(s) = next_seed.next(&x.remaining, hub) else {
                         break;
-                    }
-                    let s = seed_at(next_seed) as u32;
+                    };
                     if x.stamp[s as usize] != x.mark {
                         x.join(s);
                     }
@@ -146,6 +172,40 @@ pub fn expand_with(graph: &Graph, parts: u32, hub: Option<&[bool]>, seeds: Seeds
         load[short as usize] += 1;
     }
     EdgePartition { parts, cluster }
+}
+
+/// Where the expansion's seeds come from: the next vertex, not a hub, with unassigned edges, at most
+/// `cap` of them while there is one (`SeedRule`), in vertex order or in `order`. Both scans only
+/// move forward, so all seeds together cost O(n): a count only falls, so a vertex passed over for
+/// having none never gains one, and one passed over for having too many is still found by the
+/// second scan.
+struct SeedOrder {
+    order: Option<Vec<u32>>,
+    low: usize,
+    any: usize,
+    cap: u32,
+}
+
+impl SeedOrder {
+    fn next(&mut self, remaining: &[u32], hub: &[bool]) -> Option<u32> {
+        let n = remaining.len();
+        let at = |i: usize| self.order.as_ref().map_or(i, |o| o[i] as usize);
+        while self.low < n {
+            let v = at(self.low);
+            if remaining[v] > 0 && remaining[v] <= self.cap && !hub[v] {
+                return Some(v as u32);
+            }
+            self.low += 1;
+        }
+        while self.any < n {
+            let v = at(self.any);
+            if remaining[v] > 0 && !hub[v] {
+                return Some(v as u32);
+            }
+            self.any += 1;
+        }
+        None
+    }
 }
 
 /// The state of the expansion: the cluster being grown is `mark − 1`; `stamp[v] == mark` when v is
@@ -198,7 +258,39 @@ impl Expansion<'_> {
         if self.hub[y as usize] {
             return;
         }
-        let (start, end) = self.live_range(y);
+        self.scan(y, |x, e, other| {
+            let inside = x.stamp[other as usize] == x.mark;
+            if inside {
+                x.take(e);
+            }
+            !inside
+        });
+        self.boundary.update(y, &self.remaining);
+    }
+
+    /// v moves to the core: its unassigned edges are taken, far endpoints joining S first.
+    fn absorb(&mut self, v: u32) {
+        self.scan(v, |x, e, y| {
+            if x.stamp[y as usize] != x.mark {
+                x.join(y);
+            }
+            // Joining may have taken e already.
+            if x.cluster[e as usize] != UNASSIGNED {
+                return false;
+            }
+            if x.load < x.goal {
+                x.take(e);
+                return false;
+            }
+            true
+        });
+    }
+
+    /// Visits v's unassigned edges in incidence order while the cluster has room, calling
+    /// `visit(self, e, far endpoint)`, which says whether e is still unassigned afterwards; what
+    /// stays unassigned is kept live, the rest dropped (`keep_live`).
+    fn scan(&mut self, v: u32, mut visit: impl FnMut(&mut Self, u32, u32) -> bool) {
+        let (start, end) = self.live_range(v);
         let (mut i, mut kept) = (start, start);
         while i < end && self.load < self.goal {
             let e = self.incidence.incident[i];
@@ -207,43 +299,13 @@ impl Expansion<'_> {
                 continue;
             }
             let (a, b) = self.graph.edges[e as usize];
-            let other = if a == y { b } else { a };
-            if self.stamp[other as usize] == self.mark {
-                self.take(e);
-            } else {
+            let other = if a == v { b } else { a };
+            if visit(self, e, other) {
                 self.incidence.incident[kept] = e;
                 kept += 1;
             }
         }
-        self.keep_live(y, i, end, kept);
-        self.boundary.update(y, &self.remaining);
-    }
-
-    /// x moves to the core: its unassigned edges are taken, far endpoints joining S first.
-    fn absorb(&mut self, x: u32) {
-        let (start, end) = self.live_range(x);
-        let (mut i, mut kept) = (start, start);
-        while i < end && self.load < self.goal {
-            let e = self.incidence.incident[i];
-            i += 1;
-            if self.cluster[e as usize] != UNASSIGNED {
-                continue;
-            }
-            let (a, b) = self.graph.edges[e as usize];
-            let y = if a == x { b } else { a };
-            if self.stamp[y as usize] != self.mark {
-                self.join(y);
-            }
-            if self.cluster[e as usize] == UNASSIGNED {
-                if self.load < self.goal {
-                    self.take(e);
-                } else {
-                    self.incidence.incident[kept] = e;
-                    kept += 1;
-                }
-            }
-        }
-        self.keep_live(x, i, end, kept);
+        self.keep_live(v, i, end, kept);
     }
 
     /// The part of v's incidence that may still hold unassigned edges.
@@ -449,10 +511,4 @@ fn stream_between_hubs(graph: &Graph, parts: u32, edges: &[u32], cluster: &mut [
         mark(&mut present, u, c as u32);
         mark(&mut present, v, c as u32);
     }
-}
-
-/// HEP's hybrid with τ = `TAU`.
-pub fn hybrid(graph: &Graph, parts: u32) -> EdgePartition {
-    let hub = hubs(graph, TAU);
-    expand(graph, parts, Some(&hub))
 }

@@ -20,18 +20,22 @@
 //!   `copter2` and 3-D Delaunay at k = 32 by 1–5 %, but a clone graph of 2m vertices put GRAPE at
 //!   334–393 MiB on 1 M-edge graphs, 5–13 times NE's memory;
 //! - scale-free: the expansion without hubs, HEP's hybrid (hubs apart, τ = `expand::TAU`) and four
-//!   restarts of the expansion with shuffled seeds (`Restart`), none refined: on Barabási–Albert
-//!   and R-MAT graphs of 0.5 M edges refinement took 0.1–0.8 % off C for ten times the expansion's
-//!   time, and the clone graph (the old scale-free mode, up to five METIS runs) cost 100 times the
-//!   time for a 10 % higher C. The runs differ by 0.1–4 % in C (R-MAT 100 k, k = 32: 11,637 to
-//!   12,186) and each costs about one NE run's partitioning, since the expansion drops assigned
-//!   edges from its incidence lists as NE does; six of them stay within NE's wall time on 1 M edges;
+//!   restarts of the expansion with shuffled seeds (`Restart`), all seeded by NE's rule
+//!   (`expand::SeedRule::LowDegreeFirst`), none refined. The runs differ by 0.1–4 % in C (R-MAT
+//!   100 k, k = 32: 11,617 to 12,174) and each costs about one NE run's partitioning, since the
+//!   expansion drops assigned edges from its incidence lists as NE does. Refining even the winner
+//!   alone, one pass, took 0–0.26 % off C (Barabási–Albert 100 k, k = 32 / 256: 11 / 30; 1 M:
+//!   15 / 59; R-MAT 100 k: 6 / 117, 1 M: 0 / 500) for a third to half more CPU time (Barabási–Albert
+//!   1 M, k = 32: 9.4–10.8 s against 6.9 s, NE 3.9 s; R-MAT 10 M, k = 32: 98 s, NE 31 s), which put
+//!   GRAPE above twice NE's time; NE's seed rule alone keeps every case measured at or below NE's
+//!   median C. (The clone graph, the old scale-free mode of up to five METIS runs, cost 100 times
+//!   the time for a 10 % higher C.)
 //! - dense: the dense greedy alone.
 
 use std::fmt;
 
 use crate::degree::Mode;
-use crate::expand;
+use crate::expand::{self, expand_with, SeedRule, Seeds};
 use crate::graph::Graph;
 use crate::greedy::dense_greedy;
 use crate::partition::EdgePartition;
@@ -121,17 +125,25 @@ pub fn run_candidate(
         }
         p
     };
+    let rule = match mode {
+        Mode::ScaleFree => SeedRule::LowDegreeFirst,
+        Mode::Sparse | Mode::Dense => SeedRule::Any,
+    };
     Ok(match candidate {
-        Candidate::Expansion => refined(expand::expand(graph, parts, None)),
-        Candidate::Hybrid => expand::hybrid(graph, parts),
-        Candidate::Restart(i) => refined(expand::expand_with(
+        Candidate::Expansion => refined(expand_with(graph, parts, None, Seeds::InOrder, rule)),
+        Candidate::Hybrid => {
+            let hub = expand::hubs(graph, expand::TAU);
+            expand_with(graph, parts, Some(&hub), Seeds::InOrder, rule)
+        }
+        Candidate::Restart(i) => refined(expand_with(
             graph,
             parts,
             None,
-            expand::Seeds::Shuffled(seed.wrapping_add(u64::from(i))),
+            Seeds::Shuffled(seed.wrapping_add(u64::from(i))),
+            rule,
         )),
         // `two_stage` refines by itself.
-        Candidate::CloneGraph => two_stage(graph, parts, &[], seed)?,
+        Candidate::CloneGraph => two_stage(graph, parts, seed)?,
         // `vertex_start` refines by itself.
         Candidate::VertexStart => vertex_start(graph, parts, seed)?,
         Candidate::DenseGreedy => dense_greedy(graph, parts),

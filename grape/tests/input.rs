@@ -27,6 +27,13 @@ fn message(result: Result<Graph, InputError>) -> String {
     text
 }
 
+/// Each input's error message as `read` gives it.
+fn assert_messages(read: fn(&str) -> Result<Graph, InputError>, cases: &[(&str, &str)]) {
+    for &(input, expected) in cases {
+        assert_eq!(message(read(input)), expected, "input {input:?}");
+    }
+}
+
 #[test]
 fn general_matrix_from_file_is_the_spmv_graph_in_file_order() {
     let graph = read_graph(&data("general.mtx")).unwrap();
@@ -90,20 +97,22 @@ fn skew_symmetric_mirrors_like_symmetric() {
 
 #[test]
 fn missing_or_non_numeric_values_are_errors() {
-    let real = "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n2 2 abc\n";
-    assert_eq!(
-        message(mtx(real)),
-        "a.mtx:4: expected a real value, found 'abc'"
-    );
-    let bare = "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1\n";
-    assert_eq!(
-        message(mtx(bare)),
-        "a.mtx:3: expected a real value, found end of line"
-    );
-    let integer = "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 1.5\n";
-    assert_eq!(
-        message(mtx(integer)),
-        "a.mtx:3: expected an integer value, found '1.5'"
+    assert_messages(
+        mtx,
+        &[
+            (
+                "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n2 2 abc\n",
+                "a.mtx:4: expected a real value, found 'abc'",
+            ),
+            (
+                "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1\n",
+                "a.mtx:3: expected a real value, found end of line",
+            ),
+            (
+                "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 1.5\n",
+                "a.mtx:3: expected an integer value, found '1.5'",
+            ),
+        ],
     );
 }
 
@@ -128,20 +137,24 @@ fn out_of_bounds_row_names_its_physical_line() {
 #[test]
 fn out_of_bounds_column_and_zero_index_are_errors() {
     let head = "%%MatrixMarket matrix coordinate real general\n% comment\n5 4 2\n1 1 1\n";
-    let zero = format!("{head}0 1 1\n");
-    assert_eq!(
-        message(mtx(&zero)),
-        "a.mtx:5: expected a row index in 1..=5, found '0'"
+    let (zero, wide, negative) = (
+        format!("{head}0 1 1\n"),
+        format!("{head}2 5 1\n"),
+        format!("{head}2 -1 1\n"),
     );
-    let wide = format!("{head}2 5 1\n");
-    assert_eq!(
-        message(mtx(&wide)),
-        "a.mtx:5: expected a column index in 1..=4, found '5'"
-    );
-    let negative = format!("{head}2 -1 1\n");
-    assert_eq!(
-        message(mtx(&negative)),
-        "a.mtx:5: expected a column index in 1..=4, found '-1'"
+    assert_messages(
+        mtx,
+        &[
+            (&zero, "a.mtx:5: expected a row index in 1..=5, found '0'"),
+            (
+                &wide,
+                "a.mtx:5: expected a column index in 1..=4, found '5'",
+            ),
+            (
+                &negative,
+                "a.mtx:5: expected a column index in 1..=4, found '-1'",
+            ),
+        ],
     );
 }
 
@@ -190,24 +203,27 @@ fn dense_array_format_is_rejected_with_the_fix() {
 
 #[test]
 fn malformed_banner_and_size_lines() {
-    assert_eq!(
-        message(mtx("%%MatrixMarket matrix coordinate real diagonal\n")),
-        "a.mtx:1: expected a symmetry ('general', 'symmetric', 'skew-symmetric', 'hermitian'), \
-         found 'diagonal'"
-    );
-    assert_eq!(
-        message(mtx("%%MatrixMarket vector coordinate real general\n")),
-        "a.mtx:1: expected an object ('matrix'), found 'vector'"
-    );
-    assert_eq!(
-        message(mtx(
-            "%%MatrixMarket matrix coordinate real general\n% only comments\n"
-        )),
-        "a.mtx:2: expected a size line 'rows columns entries', found end of file"
-    );
-    assert_eq!(
-        message(mtx("%%MatrixMarket matrix coordinate real general\n3 3\n")),
-        "a.mtx:2: expected an entry count, found end of line"
+    assert_messages(
+        mtx,
+        &[
+            (
+                "%%MatrixMarket matrix coordinate real diagonal\n",
+                "a.mtx:1: expected a symmetry ('general', 'symmetric', 'skew-symmetric', \
+                 'hermitian'), found 'diagonal'",
+            ),
+            (
+                "%%MatrixMarket vector coordinate real general\n",
+                "a.mtx:1: expected an object ('matrix'), found 'vector'",
+            ),
+            (
+                "%%MatrixMarket matrix coordinate real general\n% only comments\n",
+                "a.mtx:2: expected a size line 'rows columns entries', found end of file",
+            ),
+            (
+                "%%MatrixMarket matrix coordinate real general\n3 3\n",
+                "a.mtx:2: expected an entry count, found end of line",
+            ),
+        ],
     );
     let rectangular = message(mtx(
         "%%MatrixMarket matrix coordinate real symmetric\n3 4 0\n",
@@ -249,26 +265,28 @@ fn edge_list_accepts_tabs_crlf_and_self_loops_in_line_order() {
 
 #[test]
 fn malformed_edge_lines_name_their_line() {
-    assert_eq!(
-        message(edge_list("0 1\n# c\n1 x\n")),
-        "e.txt:3: expected a second vertex id in 0..=4294967294, found 'x'"
-    );
-    assert_eq!(
-        message(edge_list("0 1\n1 2 3\n")),
-        "e.txt:2: expected end of line, found '3'"
-    );
-    assert_eq!(
-        message(edge_list("\n\n7\n")),
-        "e.txt:3: expected a second vertex id in 0..=4294967294, found end of line"
-    );
-    assert_eq!(
-        message(edge_list("-1 2\n")),
-        "e.txt:1: expected a vertex id in 0..=4294967294, found '-1'"
-    );
-    assert_eq!(
-        message(edge_list("4294967295 0\n")),
-        "e.txt:1: expected a vertex id in 0..=4294967294, found '4294967295'"
-    );
+    let id = "vertex id in 0..=4294967294";
+    let cases = [
+        (
+            "0 1\n# c\n1 x\n",
+            format!("e.txt:3: expected a second {id}, found 'x'"),
+        ),
+        (
+            "0 1\n1 2 3\n",
+            "e.txt:2: expected end of line, found '3'".to_string(),
+        ),
+        (
+            "\n\n7\n",
+            format!("e.txt:3: expected a second {id}, found end of line"),
+        ),
+        ("-1 2\n", format!("e.txt:1: expected a {id}, found '-1'")),
+        (
+            "4294967295 0\n",
+            format!("e.txt:1: expected a {id}, found '4294967295'"),
+        ),
+    ];
+    let cases: Vec<(&str, &str)> = cases.iter().map(|(i, e)| (*i, e.as_str())).collect();
+    assert_messages(edge_list, &cases);
 }
 
 #[test]

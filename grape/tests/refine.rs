@@ -6,7 +6,7 @@ mod common;
 use common::assert_exactly_balanced;
 use grape::clone_graph::{self, cycle_weight, CloneWeights};
 use grape::degree::{analyse, choose_mode, Mode};
-use grape::expand::{expand, expand_with, hubs, Seeds};
+use grape::expand::{expand, expand_with, hubs, SeedRule, Seeds};
 use grape::generate;
 use grape::graph::Graph;
 use grape::partition::EdgePartition;
@@ -163,9 +163,11 @@ fn a_star_centre_joins_every_cluster_once() {
     // assigned edges must not be taken twice.
     let star = Graph::new(41, (1..41).map(|v| (0, v)).collect());
     for seeds in [Seeds::InOrder, Seeds::Shuffled(3)] {
-        let p = expand_with(&star, 8, None, seeds);
-        assert_exactly_balanced("star", &star, &p, 8);
-        assert_eq!(cost(&star, &p.cluster), 7);
+        for rule in [SeedRule::Any, SeedRule::LowDegreeFirst] {
+            let p = expand_with(&star, 8, None, seeds, rule);
+            assert_exactly_balanced("star", &star, &p, 8);
+            assert_eq!(cost(&star, &p.cluster), 7);
+        }
     }
 }
 
@@ -177,18 +179,19 @@ fn shuffled_seeds_are_exact_and_reproducible() {
     ];
     for (name, g) in &graphs {
         for k in [1, 3, 8] {
-            let a = expand_with(g, k, None, Seeds::Shuffled(11));
-            assert_exactly_balanced(name, g, &a, k);
-            assert_eq!(a, expand_with(g, k, None, Seeds::Shuffled(11)), "{name}");
+            for rule in [SeedRule::Any, SeedRule::LowDegreeFirst] {
+                let a = expand_with(g, k, None, Seeds::Shuffled(11), rule);
+                assert_exactly_balanced(name, g, &a, k);
+                let again = expand_with(g, k, None, Seeds::Shuffled(11), rule);
+                assert_eq!(a, again, "{name}, {rule:?}");
+            }
         }
     }
     // Another order, another partition (the BA graph is connected, so only seeds after the
     // boundary runs dry, and the first one, tell the orders apart).
     let ba = &graphs[1].1;
-    assert_ne!(
-        expand_with(ba, 8, None, Seeds::Shuffled(11)),
-        expand_with(ba, 8, None, Seeds::Shuffled(12))
-    );
+    let with = |seed| expand_with(ba, 8, None, Seeds::Shuffled(seed), SeedRule::Any);
+    assert_ne!(with(11), with(12));
 }
 
 #[test]

@@ -7,9 +7,9 @@ use common::assert_exactly_balanced;
 use grape::clone_graph;
 use grape::fixing::{self, FixingError};
 use grape::graph::Graph;
-use grape::partition::{target_load, EdgePartition};
+use grape::partition::target_load;
 use grape::rng::SplitMix64;
-use grape::two_stage::{free_vertices, grape_scale_free, grape_sparse, two_stage, GrapeError};
+use grape::two_stage::{two_stage, GrapeError};
 
 /// C = Σ_v (p_v − 1), recomputed from scratch: distinct (vertex, cluster) pairs minus the vertices
 /// that have any edge.
@@ -123,7 +123,7 @@ fn original_order(m: usize, k: u32) -> Vec<u32> {
 #[test]
 fn cycle_of_eight_splits_into_two_paths() {
     let g = Graph::new(8, (0..8).map(|v| (v, (v + 1) % 8)).collect());
-    let p = grape_sparse(&g, 2, 1).unwrap();
+    let p = two_stage(&g, 2, 1).unwrap();
     assert_exactly_balanced("cycle", &g, &p, 2);
     assert_eq!(p.loads(), vec![4, 4]);
     // Two paths of four edges share exactly their two end vertices.
@@ -138,19 +138,17 @@ fn exact_balance_on_every_kind_of_graph() {
         ("star", star(37)),
         ("loops and parallels", loops_and_parallels(30)),
         ("disconnected", disconnected()),
+        ("preferential", preferential(300, 3, 6)),
     ];
     for (name, g) in &graphs {
         for k in [1, 2, 3, 7, 16] {
-            let p = grape_sparse(g, k, 5).unwrap();
+            let p = two_stage(g, k, 5).unwrap();
             assert_exactly_balanced(name, g, &p, k);
             // The library's cost must agree with the independent count.
             assert_eq!(p.cost(g), cost(g, &p.cluster), "{name}, k = {k}");
             if k == 1 {
                 assert_eq!(cost(g, &p.cluster), 0, "{name}: one cluster costs nothing");
             }
-            let (sf, epsilon) = grape_scale_free(g, k, 5).unwrap();
-            assert_exactly_balanced(name, g, &sf, k);
-            assert!((0.05..=0.25).contains(&epsilon), "{name}: ε = {epsilon}");
         }
     }
 }
@@ -163,7 +161,7 @@ fn every_edge_count_modulo_k_balances() {
         edges.push((3, 3));
         let g = Graph::new(m, edges);
         for k in [3, 7, 16] {
-            let p = grape_sparse(&g, k, 9).unwrap();
+            let p = two_stage(&g, k, 9).unwrap();
             assert_exactly_balanced("path", &g, &p, k);
         }
     }
@@ -172,7 +170,7 @@ fn every_edge_count_modulo_k_balances() {
 #[test]
 fn too_many_clusters_is_an_error_that_names_the_limit() {
     let g = star(10);
-    let err = grape_sparse(&g, 16, 1).unwrap_err();
+    let err = two_stage(&g, 16, 1).unwrap_err();
     assert!(matches!(
         err,
         GrapeError::Clusters(FixingError::TooManyClusters {
@@ -185,11 +183,10 @@ fn too_many_clusters_is_an_error_that_names_the_limit() {
         "cannot split 10 edges into 16 clusters: use --parts at most 10"
     );
     assert!(matches!(
-        grape_sparse(&g, 0, 1),
+        two_stage(&g, 0, 1),
         Err(GrapeError::Clusters(FixingError::NoClusters))
     ));
-    assert!(grape_scale_free(&g, 11, 1).is_err());
-    assert!(grape_sparse(&g, 10, 1).is_ok());
+    assert!(two_stage(&g, 10, 1).is_ok());
 }
 
 /// The clone of edge e at its first endpoint goes to part e mod k, the other to a part shifted by
@@ -290,28 +287,6 @@ fn fixing_rebalances_a_lopsided_clone_partition() {
 }
 
 #[test]
-fn refinement_lowers_cost_and_keeps_every_load() {
-    // The original order of a shuffled grid is balanced but costly: plenty to refine.
-    for (g, k) in [
-        (shuffled_grid(20, 20, 5), 8),
-        (preferential(600, 3, 6), 5),
-        (random_graph(60, 150, 9), 4),
-    ] {
-        let mut p = EdgePartition {
-            parts: k,
-            cluster: original_order(g.edges.len(), k),
-        };
-        let before = cost(&g, &p.cluster);
-        let loads = p.loads();
-        let gained = fixing::refine(&g, &mut p, 4);
-        let after = cost(&g, &p.cluster);
-        assert_eq!(p.loads(), loads, "refinement only swaps");
-        assert_eq!(before - after, gained, "reported gain is the real one");
-        assert!(gained > 0, "C = {before} had room to improve");
-    }
-}
-
-#[test]
 fn clone_graph_has_two_clones_per_edge_and_cycles() {
     // Vertex 0 of degree 3 (edges 0, 1, 2), vertex 1 of degree 2, a self-loop at 3 and vertex 2
     // of degree 1.
@@ -348,28 +323,10 @@ fn clone_graph_has_two_clones_per_edge_and_cycles() {
 }
 
 #[test]
-fn free_vertices_respect_the_fraction() {
-    // Degrees: 10 vertices, average 3.
-    let degrees = [9, 7, 7, 3, 2, 1, 1, 0, 0, 0];
-    let count = |eps: f64| free_vertices(&degrees, eps).iter().filter(|&&f| f).count();
-    assert_eq!(count(0.05), 0);
-    assert_eq!(count(0.10), 1);
-    // Two slots, but the two vertices of degree 7 tie: only the 9 fits.
-    assert_eq!(count(0.20), 1);
-    assert_eq!(count(0.30), 3);
-    // Degree 3 is not above the average.
-    assert_eq!(count(0.50), 3);
-    assert_eq!(
-        free_vertices(&degrees, 0.30),
-        vec![true, true, true, false, false, false, false, false, false, false]
-    );
-}
-
-#[test]
 fn grid_beats_original_order_threefold() {
     let g = shuffled_grid(64, 64, 42);
     let k = 16;
-    let p = grape_sparse(&g, k, 7).unwrap();
+    let p = two_stage(&g, k, 7).unwrap();
     assert_exactly_balanced("64x64", &g, &p, k);
     let grape_cost = cost(&g, &p.cluster);
     let original = cost(&g, &original_order(g.edges.len(), k));
@@ -379,27 +336,4 @@ fn grid_beats_original_order_threefold() {
     );
     // 16 blocks of 16×16 on a 64×64 grid share 6 lines of 64 vertices: C ≈ 6·64 = 384 + corners.
     assert!(grape_cost < 600, "GRAPE C = {grape_cost}");
-}
-
-#[test]
-fn scale_free_on_preferential_attachment() {
-    let g = preferential(5000, 4, 17);
-    let k = 16;
-    let sparse = grape_sparse(&g, k, 3).unwrap();
-    let (sf, epsilon) = grape_scale_free(&g, k, 3).unwrap();
-    assert_exactly_balanced("sparse", &g, &sparse, k);
-    assert_exactly_balanced("scale-free", &g, &sf, k);
-    let (c_sparse, c_sf) = (cost(&g, &sparse.cluster), cost(&g, &sf.cluster));
-    let original = cost(&g, &original_order(g.edges.len(), k));
-    eprintln!(
-        "BA: sparse C = {c_sparse}, scale-free C = {c_sf} (ε = {epsilon}), original = {original}"
-    );
-    assert!(c_sf < original && c_sparse < original);
-    assert!(
-        c_sf <= c_sparse + c_sparse / 10,
-        "scale-free {c_sf} vs sparse {c_sparse}"
-    );
-    // The variant's choice is reproducible: the kept ε run alone gives the same partition.
-    let free = free_vertices(&g.degrees(), epsilon);
-    assert_eq!(two_stage(&g, k, &free, 3).unwrap(), sf);
 }
