@@ -178,6 +178,11 @@ pub struct LoadModel {
     /// the other way (`auto` only; issue 19).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hinges_on: Vec<String>,
+    /// The site of the load whose vector access the backend merges this one
+    /// into (`model::vector_loads`): its figures are counted there, and it
+    /// takes that load's decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_into: Option<String>,
 }
 
 /// Global loads of one function in the final PTX.

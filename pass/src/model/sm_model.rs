@@ -465,6 +465,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
             l.0.hinges_on = r.hinges.get(i).cloned().unwrap_or_default();
         }
     }
+    program.follow_leaders(&trace, k.loads, &mut loads);
     Ok(SmResult {
         loads,
         simulated: Simulated {
@@ -769,6 +770,7 @@ fn load_models(
                     hits_from: hit_sources(&r.from, trace),
                     unknown_within: trace.bounded_span(i as u32),
                     hinges_on: Vec::new(),
+                    merged_into: None,
                 },
                 cache,
             ),
