@@ -869,6 +869,11 @@ impl Walk<'_> {
                 ));
             }
             let model_read_once = model.read_once;
+            if let Some(site) = &model.merged_into {
+                out.report.loads[entry].notes.push(format!(
+                    "merged by the backend into one vector load with the load at {site}: its traffic is counted there, and it takes that load's decision"
+                ));
+            }
             out.report.loads[entry].in_kernel = Some(model);
             // Under auto the model's choice stands for every load it saw
             // executed (`result.loads` holds only those), also where the

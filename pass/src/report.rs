@@ -182,6 +182,11 @@ pub struct LoadModel {
     /// lines (`model::read_once`): caching it could not hit in any scenario.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub read_once: bool,
+    /// The site of the load whose vector access the backend merges this one
+    /// into (`model::vector_loads`): its figures are counted there, and it
+    /// takes that load's decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_into: Option<String>,
 }
 
 /// Global loads of one function in the final PTX.

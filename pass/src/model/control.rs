@@ -7,30 +7,68 @@
 //! kind, is the caller's (the analysis knows what it decided); this file
 //! only follows the CFG, folds addresses and conditions, and marks where a
 //! warp's burst of memory instructions ends (`issue_points`: scoreboard
-//! waits and block barriers, issue 19).
+//! waits and block barriers, issue 19). Loads the backend merges into one
+//! vector access (`vector_loads`) become one op.
 
 use std::collections::{HashMap, HashSet};
 
 use crate::facts::address::Folder;
 use crate::llvm::ir::{Block, Opcode, Value};
 use crate::model::program::{Exit, MemOp, Node, PhiDef, Program};
+use crate::model::trace::Kind;
+use crate::model::vector_loads::{roles, stops_merging, Mergeable, Merged, Piece, Role};
 
-/// What the caller says of one instruction: its trace instruction index,
-/// the pointer it accesses and the bytes per thread; `None`: not in the trace.
-pub type MemoryOf<'a> = dyn FnMut(Value) -> Option<(u32, Value, u32)> + 'a;
+/// What the caller says of one memory instruction of the trace.
+#[derive(Clone, Copy, Debug)]
+pub struct Access {
+    /// Its index in the trace's instruction table.
+    pub inst: u32,
+    pub kind: Kind,
+    /// The pointer it accesses and the bytes per thread.
+    pub ptr: Value,
+    pub bytes: u32,
+    /// What it offers to a vector merge (`vector_loads`); `None`: nothing.
+    pub merge: Option<Mergeable>,
+}
 
-/// The program of `function`; `memory` picks its memory instructions.
-pub fn program(function: Value, folder: &mut Folder, memory: &mut MemoryOf) -> Program {
+/// What the caller says of one instruction; `None`: not in the trace.
+pub type MemoryOf<'a> = dyn FnMut(Value) -> Option<Access> + 'a;
+
+/// The program of `function`; `memory` picks its memory instructions. Also
+/// the loads the backend merges into another's vector access
+/// (`vector_loads`): they have no op of their own.
+pub fn program(
+    function: Value,
+    folder: &mut Folder,
+    memory: &mut MemoryOf,
+) -> (Program, Vec<Merged>) {
     let blocks = function.blocks();
     let index: HashMap<Block, u32> = blocks.iter().copied().zip(0..).collect();
-    let mut issued = Vec::new();
+    let mut issued = Issued::default();
+    let mut merged = Vec::new();
     let mut nodes: Vec<Node> = blocks
         .iter()
-        .map(|&b| node(b, &index, folder, memory, &mut issued))
+        .map(|&b| node(b, &index, folder, memory, &mut issued, &mut merged))
         .collect();
     issue_points(&blocks, &issued, &mut nodes);
     let vars = folder.variable_count();
-    Program { nodes, vars }
+    (Program { nodes, vars }, merged)
+}
+
+/// The trace's memory instructions that issue, in program order (the ops of
+/// the nodes, block by block), and each merged load's leader: its value
+/// comes from the leader's access.
+#[derive(Default)]
+struct Issued {
+    ops: Vec<Value>,
+    leader: HashMap<Value, Value>,
+}
+
+impl Issued {
+    /// The instruction whose access produces `v`.
+    fn source(&self, v: Value) -> Value {
+        self.leader.get(&v).copied().unwrap_or(v)
+    }
 }
 
 fn node(
@@ -38,10 +76,13 @@ fn node(
     index: &HashMap<Block, u32>,
     folder: &mut Folder,
     memory: &mut MemoryOf,
-    issued: &mut Vec<Value>,
+    issued: &mut Issued,
+    merged: &mut Vec<Merged>,
 ) -> Node {
     let mut phis = Vec::new();
-    let mut ops = Vec::new();
+    let mut found: Vec<(Value, Access)> = Vec::new();
+    let mut pieces: Vec<Piece> = Vec::new();
+    let mut segment = 0;
     for inst in b.instructions() {
         if inst.opcode() == Some(Opcode::LLVMPHI) {
             let t = inst.ty();
@@ -57,15 +98,44 @@ fn node(
                 .filter_map(|(v, from)| Some((*index.get(&from)?, folder.fold(v))))
                 .collect();
             phis.push(PhiDef { var, incoming });
-        } else if let Some((inst_index, ptr, bytes)) = memory(inst) {
-            ops.push(MemOp {
-                inst: inst_index,
-                address: folder.fold(ptr),
-                bytes,
-                waits: false,
-            });
-            issued.push(inst);
+            continue;
         }
+        if let Some(access) = memory(inst) {
+            pieces.push(Piece {
+                kind: access.kind,
+                address: folder.fold(access.ptr),
+                bytes: access.bytes,
+                segment,
+                mergeable: access.merge,
+            });
+            found.push((inst, access));
+        }
+        if stops_merging(inst) {
+            segment += 1;
+        }
+    }
+    let mut ops = Vec::new();
+    for (k, role) in roles(&pieces).into_iter().enumerate() {
+        let (inst, access) = found[k];
+        let (address, bytes) = match role {
+            Role::Alone => (pieces[k].address.clone(), access.bytes),
+            Role::Leads { bytes, from } => (pieces[from].address.clone(), bytes),
+            Role::Joins { leader } => {
+                merged.push(Merged {
+                    member: access.inst,
+                    leader: found[leader].1.inst,
+                });
+                issued.leader.insert(inst, found[leader].0);
+                continue;
+            }
+        };
+        ops.push(MemOp {
+            inst: access.inst,
+            address,
+            bytes,
+            waits: false,
+        });
+        issued.ops.push(inst);
     }
     Node {
         phis,
@@ -76,8 +146,7 @@ fn node(
 }
 
 /// Marks where each warp's burst of memory instructions ends (issue 19):
-/// `MemOp::waits` and `Node::barriers`. `issued` holds the trace's memory
-/// instructions in program order (the ops of `nodes`, block by block).
+/// `MemOp::waits` and `Node::barriers`, from `issued`.
 ///
 /// A GPU issues a warp's instructions in order and stalls an instruction
 /// whose operand a load still in flight will write (the scoreboard: Lindholm
@@ -98,10 +167,14 @@ fn node(
 ///
 /// A block barrier ends the burst too; loads in flight at it are taken as
 /// returned, since the warp waits there for its whole block.
-fn issue_points(blocks: &[Block], issued: &[Value], nodes: &mut [Node]) {
-    let position: HashMap<Value, usize> = issued.iter().copied().zip(0..).collect();
-    // A load's value: a trace instruction of non-void type.
-    let is_load = |v: Value| position.contains_key(&v) && v.ty().is_sized();
+///
+/// A load merged into another's vector access (`Issued::leader`) is in
+/// flight as that access: a use of its value waits for the access.
+fn issue_points(blocks: &[Block], issued: &Issued, nodes: &mut [Node]) {
+    let position: HashMap<Value, usize> = issued.ops.iter().copied().zip(0..).collect();
+    // A load's value: a trace instruction of non-void type, or one merged
+    // into such an instruction's access; as the instruction that issues it.
+    let is_load = |v: Value| position.contains_key(&issued.source(v)) && v.ty().is_sized();
     let mut used_at_end: HashSet<Value> = HashSet::new();
     for &b in blocks {
         for inst in b.instructions() {
@@ -110,14 +183,15 @@ fn issue_points(blocks: &[Block], issued: &[Value], nodes: &mut [Node]) {
                     inst.incoming()
                         .into_iter()
                         .map(|(v, _)| v)
-                        .filter(|&v| is_load(v)),
+                        .filter(|&v| is_load(v))
+                        .map(|v| issued.source(v)),
                 );
                 continue;
             }
             for i in 0..inst.num_operands() {
                 let v = inst.operand(i);
                 if is_load(v) && v.parent_block() != b {
-                    used_at_end.insert(v);
+                    used_at_end.insert(issued.source(v));
                 }
             }
         }
@@ -129,8 +203,8 @@ fn issue_points(blocks: &[Block], issued: &[Value], nodes: &mut [Node]) {
             if inst.opcode() == Some(Opcode::LLVMPHI) {
                 continue;
             }
-            let reads_in_flight =
-                (0..inst.num_operands()).any(|i| in_flight.contains(&inst.operand(i)));
+            let reads_in_flight = (0..inst.num_operands())
+                .any(|i| in_flight.contains(&issued.source(inst.operand(i))));
             if reads_in_flight {
                 wait(node, &mut in_flight, ops);
             }

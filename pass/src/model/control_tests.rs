@@ -10,8 +10,9 @@ use inkwell::memory_buffer::MemoryBuffer;
 
 use crate::facts::address::{Context, Folder};
 use crate::llvm::ir::{self, Opcode, Value};
-use crate::model::control::program;
+use crate::model::control::{program, Access};
 use crate::model::program::Program;
+use crate::model::trace::Kind;
 
 const IR: &str = r#"
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
@@ -101,15 +102,21 @@ fn programs() -> HashMap<String, Program> {
         });
         let mut next = 0;
         let mut memory = |inst: Value| {
-            let ptr = match inst.opcode()? {
-                Opcode::LLVMLoad => inst.operand(0),
-                Opcode::LLVMStore => inst.operand(1),
+            let (kind, ptr) = match inst.opcode()? {
+                Opcode::LLVMLoad => (Kind::Load, inst.operand(0)),
+                Opcode::LLVMStore => (Kind::Store, inst.operand(1)),
                 _ => return None,
             };
             next += 1;
-            Some((next - 1, ptr, 4))
+            Some(Access {
+                inst: next - 1,
+                kind,
+                ptr,
+                bytes: 4,
+                merge: None,
+            })
         };
-        out.insert(f.name(), program(f, &mut folder, &mut memory));
+        out.insert(f.name(), program(f, &mut folder, &mut memory).0);
     }
     out
 }

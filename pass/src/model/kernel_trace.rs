@@ -10,16 +10,23 @@
 //! to provably global memory. Not in it: shared, local, constant and param
 //! accesses (they do not pass through L1's global path), and volatile or
 //! atomic loads (left alone, and rare in the simulated part).
+//!
+//! Loads the backend merges into one vector access (`vector_loads`) are
+//! one event, at the first of them; the others follow its decision
+//! ([`KernelProgram::follow_leaders`]).
 
 use std::collections::HashMap;
 
+use crate::decide::policy::Decision;
 use crate::facts::address::{Context, Folder};
 use crate::facts::geometry::Dim3;
 use crate::facts::global_loads::{classify_pointer, is_read_only, Read, Skip};
 use crate::llvm::ir::{DataLayout, Opcode, Value};
-use crate::model::control::program;
+use crate::model::control::{program, Access};
 use crate::model::program::Program;
-use crate::model::trace::{Instruction, Kind};
+use crate::model::trace::{Instruction, Kind, Trace};
+use crate::model::vector_loads::{mergeable, Merged};
+use crate::report::LoadModel;
 
 /// A load the analysis evaluated: its report entry, if decided.
 #[derive(Clone, Copy, Debug)]
@@ -35,6 +42,9 @@ pub struct KernelProgram {
     pub program: Program,
     pub instructions: Vec<Instruction>,
     pub entries: Vec<Option<usize>>,
+    /// Instructions the backend merges into another's vector access: they
+    /// issue no event of their own (`vector_loads`).
+    pub merged: Vec<Merged>,
 }
 
 /// What deciding which accesses are global needs.
@@ -72,13 +82,65 @@ pub fn kernel_program(
             site: format!("{line}:{column}"),
         });
         entries.push(decided.get(&inst).copied());
-        Some((index, ptr, bytes))
+        Some(Access {
+            inst: index,
+            kind,
+            ptr,
+            bytes,
+            merge: mergeable(inst, kind, scope.layout),
+        })
     };
-    let program = program(function, &mut folder, &mut memory);
+    let (program, merged) = program(function, &mut folder, &mut memory);
     KernelProgram {
         program,
         instructions,
         entries,
+        merged,
+    }
+}
+
+impl KernelProgram {
+    /// Gives each load merged into another's access (`merged`) its
+    /// leader's decision and scenarios in `loads` (per report entry, as
+    /// `sm_model` builds them from `trace`), with figures of its own of zero,
+    /// its own paper verdicts (`paper`, per report entry) and the leader's site:
+    /// one PTX instruction takes one cache operator, and its traffic is counted
+    /// once, at the leader.
+    pub fn follow_leaders(
+        &self,
+        trace: &Trace,
+        paper: &[(TracedLoad, [Decision; 2])],
+        loads: &mut HashMap<usize, (LoadModel, bool)>,
+    ) {
+        let entry = |i: u32| self.entries.get(i as usize).copied().flatten();
+        for m in &self.merged {
+            let (Some(member), Some(leader)) = (entry(m.member), entry(m.leader)) else {
+                continue;
+            };
+            let Some((lead, cache)) = loads.get(&leader).cloned() else {
+                continue;
+            };
+            let verdicts = (paper.iter())
+                .find(|(l, _)| l.entry == member)
+                .map_or([Decision::Default; 2], |p| p.1);
+            let site = (trace.instructions.get(m.leader as usize)).map_or("?", |i| i.site.as_str());
+            loads.insert(
+                member,
+                (
+                    LoadModel {
+                        paper: verdicts.map(|d| d.name().to_string()),
+                        sectors: 0,
+                        hits: 0,
+                        l2_bytes: 0,
+                        hits_from: Vec::new(),
+                        unknown_within: None,
+                        merged_into: Some(site.to_string()),
+                        ..lead
+                    },
+                    cache,
+                ),
+            );
+        }
     }
 }
 

@@ -18,6 +18,9 @@ pub mod schedule;
 pub mod sm_model;
 pub mod trace;
 pub mod unknowns;
+pub mod vector_loads;
+#[cfg(test)]
+mod vector_loads_tests;
 pub mod walk;
 #[cfg(test)]
 mod walk_tests;

@@ -498,6 +498,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
             l.0.hinges_on = r.hinges.get(i).cloned().unwrap_or_default();
         }
     }
+    program.follow_leaders(&trace, k.loads, &mut loads);
     Ok(SmResult {
         loads,
         simulated: Simulated {
@@ -813,6 +814,7 @@ fn load_models(
                     unknown_within: trace.bounded_span(i as u32),
                     hinges_on: Vec::new(),
                     read_once: !cache && once.get(i).copied().unwrap_or(false),
+                    merged_into: None,
                 },
                 cache,
             ),
