@@ -188,3 +188,43 @@ fn a_switch_covering_every_value_does_not_end_the_walk() {
     assert_eq!(k["loads"][0]["in_kernel"]["read_once"], true, "{k}");
     assert!(d[1..].iter().all(|&d| d == "cache"), "{k}");
 }
+
+/// Data read once is bypassed, and only on evidence (`model/read_once.rs`).
+#[test]
+fn data_read_once_is_bypassed_only_on_evidence() {
+    // scale<<<80, 256>>> on sm_70: one block of 8 warps per SM. `a[i]`:
+    // each warp reads its own 128-byte line once, 8 x 128 = 1,024 B,
+    // nothing else reads it: bypassed, at the same bytes. `t[tid & 7]`:
+    // every warp reads the same 32-byte sector: 32 B cached, 8 x 32 =
+    // 256 B bypassed: cached. Total 1,024 + 32 = 1,056 B.
+    let path = testdata("robust").join("read_once.cu");
+    let r = json_report(&path, "sm_70", &[]);
+    let k = kernel(&r, "scale");
+    assert_eq!(decisions(k), ["bypass", "cache"], "{k}");
+    assert_eq!(k["loads"][0]["in_kernel"]["read_once"], true, "{k}");
+    assert_eq!(bytes(k, "auto"), 1056, "{k}");
+    assert_eq!(bytes(k, "cache_all"), 1056, "{k}");
+    // shifted: `off` is computed at run time, so nobody gave it. Its
+    // stand-in would put a[i + off] far from a[i], but off = 1 makes the
+    // two share sectors: no load of the kernel is read once, and the tie
+    // (2,048 B either way under the stand-in) goes to cache.
+    let k = kernel(&r, "shifted");
+    assert_eq!(decisions(k), ["cache", "cache"], "{k}");
+    assert!(k["loads"][0]["in_kernel"].get("read_once").is_none(), "{k}");
+    // Given off = 1: a[i + 1] reads a[i]'s sectors (plus one more per
+    // warp), 1,024 + 32 = 1,056 B cached against 2 x 1,024 + 8 x 32 (the
+    // second load's warps straddle two lines: 5 sectors instead of 4) =
+    // 2,304 B bypassed: both cached, neither read once.
+    let k1 = json_report(&path, "sm_70", &["--kernel-arg=off=1"]);
+    let k = kernel(&k1, "shifted");
+    assert_eq!(decisions(k), ["cache", "cache"], "{k}");
+    assert_eq!(bytes(k, "auto"), 1056, "{k}");
+    assert_eq!(bytes(k, "cache_none"), 2304, "{k}");
+    // Given off = 4096 (16 KB): the two loads never meet; each is read
+    // once and bypassed, 2 x 1,024 B as cached.
+    let k2 = json_report(&path, "sm_70", &["--kernel-arg=off=4096"]);
+    let k = kernel(&k2, "shifted");
+    assert_eq!(decisions(k), ["bypass", "bypass"], "{k}");
+    assert_eq!(bytes(k, "auto"), 2048, "{k}");
+    assert_eq!(bytes(k, "cache_all"), 2048, "{k}");
+}

@@ -22,7 +22,10 @@
 //! own sector whether or not this load allocated the line), the whole line
 //! on line-fill parts (where that access would hit). A load with a per-thread
 //! unknown or bounded address (a gather) is never read once: where it reads
-//! is not known. A trace a budget cut short proves nothing (its later
+//! is not known. Nor is any load of a kernel where some access reads a
+//! block-uniform stand-in (an argument nobody gave: its real value could
+//! make that access overlap any other; `sm_model` checks the walk's
+//! `AccessFacts::standin`). A trace a budget cut short proves nothing (its later
 //! iterations may read the line again): no load of it is read once.
 
 use std::collections::HashMap;

@@ -324,6 +324,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         _ => {}
     }
     let (walked_cut, walked_evaluations) = (walked.cut, walked.evaluations);
+    let standins: Vec<bool> = walked.accesses.iter().map(|a| a.standin).collect();
     let trace = walked.trace;
     let l1_bytes = occ.l1_bytes_per_sm / hw.line_bytes * hw.line_bytes;
     let capacity =
@@ -400,7 +401,10 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     // Loads whose lines no other access of the trace reads are bypassed
     // under auto (`model::read_once`): caching them cannot hit in any
     // scenario, and bypassing keeps their lines out of L1.
-    let once = if k.auto && usable {
+    // Where any access reads a stand-in (an argument nobody gave), no load
+    // is read once on evidence: the real value could make that access
+    // overlap any other (`a[i]` and `a[i + off]` with `off` unknown).
+    let once: Vec<bool> = if k.auto && usable && !standins.iter().any(|&s| s) {
         read_once(&trace, fill_unit(&config))
     } else {
         Vec::new()

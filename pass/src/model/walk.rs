@@ -164,6 +164,10 @@ pub struct AccessFacts {
     /// per thread (`x[col[j]]`): a data-dependent gather, which the
     /// decision layer may treat as a scenario (it shares nothing here).
     pub gather: bool,
+    /// Some address read a block-uniform stand-in (an argument or value
+    /// nobody gave): where it really points is an assumption, so how it
+    /// overlaps other accesses is no evidence (`model::read_once`).
+    pub standin: bool,
 }
 
 /// Limit checks between two looks at the clock.
@@ -607,6 +611,7 @@ impl Walker<'_> {
         let vars = &self.address_vars[node as usize][op];
         let check = self.bases > 0 && !vars.is_empty();
         let facts = &mut self.accesses[m.inst as usize];
+        facts.standin |= uses != Standins::None;
         for (at, (&l, a)) in lanes.iter().zip(&low).enumerate() {
             let based = if check {
                 Based::of(vars, &w.lanes[l].bases)
