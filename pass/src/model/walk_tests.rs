@@ -402,11 +402,11 @@ fn csr_row_loop_keeps_its_stride_under_an_unknown_start() {
     let plain = AccessFacts::default();
     let based = AccessFacts {
         based: true,
-        gather: false,
+        ..plain
     };
     let gather = AccessFacts {
-        based: false,
         gather: true,
+        ..plain
     };
     assert_eq!(walked.accesses, vec![plain, plain, based, based, gather]);
 }
