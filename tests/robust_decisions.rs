@@ -228,3 +228,69 @@ fn data_read_once_is_bypassed_only_on_evidence() {
     assert_eq!(bytes(k, "auto"), 2048, "{k}");
     assert_eq!(bytes(k, "cache_all"), 2048, "{k}");
 }
+
+/// A trace that cannot show every access is no evidence that a load's
+/// lines are read once (`model/read_once.rs`; the simulator's `bfs`
+/// bypassed `level[v]`, which the gather `level[adj[k]]` reads again).
+#[test]
+fn no_load_is_read_once_where_the_trace_hides_an_access() {
+    // One block of 8 warps per SM on sm_70 (80 blocks, 80 SMs), as above.
+    let path = testdata("robust").join("read_once.cu");
+    let read_once = |k: &serde_json::Value| -> Vec<bool> {
+        (k["loads"].as_array().unwrap().iter())
+            .map(|l| l["in_kernel"]["read_once"] == true)
+            .collect()
+    };
+    let r = json_report(&path, "sm_70", &[]);
+    // gather: a[i] and idx[i] each read their warp's line once in the
+    // trace, but a[idx[i]] may read any line of `a`: nothing is read once,
+    // and every tie stays cached. a[i] 8 x 128 = 1,024 B, idx[i] 1,024 B,
+    // the gather's 256 lanes one 32-byte sector each (synthetic addresses
+    // share none) 8,192 B: 10,240 B whatever the decisions.
+    let k = kernel(&r, "gather");
+    assert_eq!(read_once(k), [false; 3], "{k}");
+    assert_eq!(decisions(k), ["cache"; 3], "{k}");
+    assert_eq!(bytes(k, "auto"), 10_240, "{k}");
+    assert_eq!(bytes(k, "cache_none"), 10_240, "{k}");
+    // neighbour: a[i] reads its warp's line once in the trace; peek(a,
+    // i ^ 32), a `__noinline__` function the trace does not follow, reads
+    // the next warp's: not read once, cached (8 x 128 = 1,024 B).
+    let k = kernel(&r, "neighbour");
+    assert_eq!(read_once(k), [false], "{k}");
+    assert_eq!(decisions(k), ["cache"], "{k}");
+    assert_eq!(bytes(k, "auto"), 1024, "{k}");
+    // sweep with m unknown: the loop over a[j] runs a guessed 8
+    // iterations, a[0..7]; for real it may reach a[4096 + i]. The report
+    // lists the unrolled loop's epilogue load, a[4096 + i], and the x8
+    // body's eight loads.
+    let sweep_tail = |r: &serde_json::Value| {
+        let k = kernel(r, "sweep").clone();
+        let tail = k["loads"][1].clone();
+        assert!(
+            tail["pattern"].as_str().unwrap().ends_with("+ 16384"),
+            "{tail}"
+        );
+        (k, tail)
+    };
+    let (k, tail) = sweep_tail(&r);
+    assert!(!read_once(&k).contains(&true), "{k}");
+    assert_eq!(tail["decision"], "cache", "{k}");
+    // m = 4: four known iterations (the x8 body runs none) read a[0..3],
+    // one sector every warp shares: 32 B cached. a[4096 + i] is 64 lines
+    // past: read once, bypassed, 8 x 128 = 1,024 B as cached. 1,056 B.
+    let r4 = json_report(&path, "sm_70", &["--kernel-arg=m=4"]);
+    let (k, tail) = sweep_tail(&r4);
+    let once = read_once(&k);
+    assert!(once[1] && once.iter().filter(|&&o| o).count() == 1, "{k}");
+    assert_eq!(tail["decision"], "bypass", "{k}");
+    assert_eq!(bytes(&k, "auto"), 1056, "{k}");
+    assert_eq!(bytes(&k, "cache_all"), 1056, "{k}");
+    // m = 8192: known, but the budget cuts the x8 body at 64 iterations
+    // (a[0..511], 2,048 B cached): a cut trace proves nothing; a[4096 + i]
+    // cached, 1,024 B. 3,072 B.
+    let r8 = json_report(&path, "sm_70", &["--kernel-arg=m=8192"]);
+    let (k, tail) = sweep_tail(&r8);
+    assert!(!read_once(&k).contains(&true), "{k}");
+    assert_eq!(tail["decision"], "cache", "{k}");
+    assert_eq!(bytes(&k, "auto"), 3072, "{k}");
+}

@@ -2,6 +2,10 @@
 // and reads the table `t` from every thread; `shifted` reads a[i] and
 // a[i + off]: with off = 1 the two loads share sectors, with off = 4096
 // they do not, so whether either is read once depends on an argument.
+// The others read a line twice in ways the trace cannot see, so nothing in
+// them is read once: `gather` through an index loaded from memory,
+// `sweep` in a loop whose trip count nobody gave, `peek` in a
+// `__noinline__` function the trace does not follow.
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -17,6 +21,26 @@ __global__ void shifted(const float *a, float *out, int off) {
   out[i] = a[i] + a[i + off];
 }
 
+__global__ void gather(const float *a, const int *idx, float *out) {
+  int i = blockIdx.x * THREADS + threadIdx.x;
+  out[i] = a[i] + a[idx[i]];
+}
+
+__global__ void sweep(const float *a, float *out, int m) {
+  int i = blockIdx.x * THREADS + threadIdx.x;
+  float s = 0.0f;
+  for (int j = 0; j < m; j++)
+    s += a[j];
+  out[i] = s * a[4096 + i];
+}
+
+__device__ __noinline__ float peek(const float *a, int j) { return a[j]; }
+
+__global__ void neighbour(const float *a, float *out) {
+  int i = blockIdx.x * THREADS + threadIdx.x;
+  out[i] = a[i] * peek(a, i ^ 32);
+}
+
 int main(int argc, char **argv) {
   const int blocks = 80, n = blocks * THREADS;
   int off = argc > 1 ? 4096 : 1;
@@ -26,13 +50,20 @@ int main(int argc, char **argv) {
   cudaMalloc(&out, sizeof(float) * n);
   cudaMemset(a, 0, sizeof(float) * (n + 4096));
   cudaMemset(t, 0, sizeof(float) * 8);
+  int *idx;
+  cudaMalloc(&idx, sizeof(int) * n);
+  cudaMemset(idx, 0, sizeof(int) * n);
   scale<<<blocks, THREADS>>>(a, t, out);
   shifted<<<blocks, THREADS>>>(a, out, off);
+  gather<<<blocks, THREADS>>>(a, idx, out);
+  sweep<<<blocks, THREADS>>>(a, out, off);
+  neighbour<<<blocks, THREADS>>>(a, out);
   float first = 0.0f;
   cudaMemcpy(&first, out, sizeof(float), cudaMemcpyDeviceToHost);
   printf("%f\n", first);
   cudaFree(a);
   cudaFree(t);
+  cudaFree(idx);
   cudaFree(out);
   return 0;
 }

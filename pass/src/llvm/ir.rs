@@ -797,6 +797,20 @@ impl Value {
         }
     }
 
+    /// A function's `memory(...)` attribute as LLVM 19 encodes it
+    /// (`MemoryEffects`: two mod/ref bits per location, argument memory in
+    /// bits 0–1, inaccessible memory in 2–3, any other memory in 4–5), or
+    /// `None` when it has none: then it may read or write any memory.
+    pub fn memory_effects(self) -> Option<u64> {
+        let name = "memory";
+        // SAFETY: only called on functions; see `has_fn_attribute`.
+        unsafe {
+            let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            let a = LLVMGetEnumAttributeAtIndex(self.0, llvm_sys::LLVMAttributeFunctionIndex, kind);
+            (!a.is_null()).then(|| LLVMGetEnumAttributeValue(a))
+        }
+    }
+
     /// Internal or private linkage: every use of the symbol is in this module.
     pub fn has_local_linkage(self) -> bool {
         use llvm_sys::LLVMLinkage::*;

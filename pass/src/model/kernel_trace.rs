@@ -45,6 +45,10 @@ pub struct KernelProgram {
     /// Instructions the backend merges into another's vector access: they
     /// issue no event of their own (`vector_loads`).
     pub merged: Vec<Merged>,
+    /// Every instruction of the kernel that may read or write global
+    /// memory is in the trace ([`unseen_global_access`] found none): what
+    /// the trace shows of which lines are shared is all there is to see.
+    pub complete: bool,
 }
 
 /// What deciding which accesses are global needs.
@@ -91,12 +95,78 @@ pub fn kernel_program(
         })
     };
     let (program, merged) = program(function, &mut folder, &mut memory);
+    let complete = !unseen_global_access(function, &decided, scope, invariant_kind);
     KernelProgram {
         program,
         instructions,
         entries,
         merged,
+        complete,
     }
+}
+
+/// Whether some instruction of `function` may read or write global memory
+/// without being in the trace: a volatile or atomic load, an access through
+/// a pointer not provably global nor provably of another space, a copy's
+/// write, a call (its callee's accesses are not followed: `__noinline__`
+/// functions, `printf`), inline asm, an intrinsic that may touch memory its
+/// arguments do not confine to shared, local, constant or param space.
+/// Block barriers and fences order memory but read none.
+fn unseen_global_access(
+    function: Value,
+    decided: &HashMap<Value, usize>,
+    scope: &Scope,
+    invariant_kind: u32,
+) -> bool {
+    // Provably of a space other than global (`Skip::Space` never names it).
+    let elsewhere = |ptr: Value| {
+        matches!(
+            classify_pointer(ptr, scope.kernels, scope.whole_program),
+            Err(Skip::Space(_))
+        )
+    };
+    function.instructions().any(|inst| {
+        let traced = access(inst, decided, scope, invariant_kind).is_some();
+        if let Some(read) = Read::of(inst, scope.layout) {
+            // A copy also writes, at its first argument.
+            return (!traced && !elsewhere(read.ptr)) || (read.is_copy && !elsewhere(inst.operand(0)));
+        }
+        match inst.opcode() {
+            Some(Opcode::LLVMStore) => !traced && !elsewhere(inst.operand(1)),
+            Some(Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg) => {
+                !traced && !elsewhere(inst.operand(0))
+            }
+            Some(Opcode::LLVMCall) => call_may_touch_global(inst, &elsewhere),
+            _ => false,
+        }
+    })
+}
+
+/// See [`unseen_global_access`]: a call, judged by its callee's `memory`
+/// attribute (`Value::memory_effects`; inaccessible memory is the
+/// compiler's model of state no pointer reaches).
+fn call_may_touch_global(call: Value, elsewhere: &dyn Fn(Value) -> bool) -> bool {
+    let callee = call.called_value();
+    if !callee.is_function() {
+        return true; // inline asm, or a call through a pointer
+    }
+    let name = callee.name();
+    let orders_only = ["llvm.nvvm.barrier", "llvm.nvvm.bar.", "llvm.nvvm.membar.", "llvm.nvvm.fence."];
+    if orders_only.iter().any(|p| name.starts_with(p)) {
+        return false;
+    }
+    let Some(effects) = callee.memory_effects() else {
+        return true;
+    };
+    const ARGUMENT: u64 = 0b11;
+    const OTHER: u64 = 0b11 << 4;
+    if effects & OTHER != 0 {
+        return true;
+    }
+    effects & ARGUMENT != 0
+        && (0..call.num_args())
+            .map(|i| call.operand(i))
+            .any(|a| a.ty().is_pointer() && !elsewhere(a))
 }
 
 impl KernelProgram {

@@ -324,7 +324,11 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         _ => {}
     }
     let (walked_cut, walked_evaluations) = (walked.cut, walked.evaluations);
-    let standins: Vec<bool> = walked.accesses.iter().map(|a| a.standin).collect();
+    // Whether the trace shows every access as it is (`model::read_once`).
+    let guessed_paths = walked.guessed_paths;
+    let whole = program.complete
+        && !walked.guessed_trips
+        && !(walked.accesses.iter()).any(|a| a.standin || a.based);
     let trace = walked.trace;
     let l1_bytes = occ.l1_bytes_per_sm / hw.line_bytes * hw.line_bytes;
     let capacity =
@@ -400,12 +404,12 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     };
     // Loads whose lines no other access of the trace reads are bypassed
     // under auto (`model::read_once`): caching them cannot hit in any
-    // scenario, and bypassing keeps their lines out of L1.
-    // Where any access reads a stand-in (an argument nobody gave), no load
-    // is read once on evidence: the real value could make that access
-    // overlap any other (`a[i]` and `a[i + off]` with `off` unknown).
-    let once: Vec<bool> = if k.auto && usable && !standins.iter().any(|&s| s) {
-        read_once(&trace, fill_unit(&config))
+    // scenario, and bypassing keeps their lines out of L1. Only where the
+    // trace shows every access as it is (`whole`): a stand-in, an unknown
+    // start, a guessed trip count or an access outside the trace could
+    // make another access read the same lines.
+    let once: Vec<bool> = if k.auto && usable && whole {
+        read_once(&trace, fill_unit(&config), guessed_paths)
     } else {
         Vec::new()
     };

@@ -152,6 +152,13 @@ pub struct Walked {
     pub cut: Option<Cut>,
     /// Per instruction, what its addresses were made of.
     pub accesses: Vec<AccessFacts>,
+    /// Some loop ran the [`Budget::unknown_trip`] iterations because its
+    /// exit test could not be computed: the trace's iteration counts there
+    /// are a guess, not the kernel's (`model::read_once` needs them real).
+    pub guessed_trips: bool,
+    /// Some other branch or switch could not be computed and sent lanes
+    /// the way the rules above say: code they skipped may run for real.
+    pub guessed_paths: bool,
 }
 
 /// What the walk found of one instruction's addresses (issue 19 fact 12).
@@ -273,6 +280,8 @@ struct Walker<'p> {
     /// Buffer of [`Tape::interval`].
     intervals: Vec<Interval>,
     truncated: Option<String>,
+    guessed_trips: bool,
+    guessed_paths: bool,
     total_steps: u64,
     limits: Limits,
     evaluations: u64,
@@ -354,6 +363,8 @@ pub fn walk_limited(
         unbounded: vec![false; instructions.len()],
         intervals: Vec::new(),
         truncated: None,
+        guessed_trips: false,
+        guessed_paths: false,
         total_steps: 0,
         limits,
         evaluations: 0,
@@ -403,6 +414,8 @@ pub fn walk_limited(
         evaluations: walker.evaluations,
         cut: walker.cut,
         accesses: walker.accesses,
+        guessed_trips: walker.guessed_trips,
+        guessed_paths: walker.guessed_paths,
     }
 }
 
@@ -827,6 +840,7 @@ impl Walker<'_> {
                 if let Some(v) = v {
                     return Some(cases.iter().find(|c| c.0 == v).map_or(*default, |c| c.1));
                 }
+                self.guessed_paths = true;
                 // An unknown value takes the default, unless the default
                 // is a dead end (clang makes the default of a switch that
                 // covers every value, `switch (x & 3)` with four cases,
@@ -866,6 +880,7 @@ impl Walker<'_> {
         };
         let known = known.map(|c| if c { then } else { otherwise });
         let Some((header, out, stay)) = exit else {
+            self.guessed_paths |= known.is_none();
             return known.unwrap_or(self.guarded[node as usize]);
         };
         let done = lane.trips[header as usize] + 1;
@@ -876,6 +891,7 @@ impl Walker<'_> {
             ));
             return out;
         }
+        self.guessed_trips |= known.is_none();
         known.unwrap_or(if done >= self.budget.unknown_trip {
             out
         } else {
