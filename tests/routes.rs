@@ -1,23 +1,26 @@
-//! Issue 6 §8: the plugin's own routes over the matrix `codegen.rs` runs
+//! Issue 6 §8: the plugin's own routes over the corpus `codegen.rs` runs
 //! the driver on: every `.cu` in testdata (but `testdata/errors`), every
-//! policy, sm_52/70/80/90.
+//! policy, each file on one of sm_52 and sm_90, alternating (`codegen.rs`
+//! runs the driver, whose `.cu` route is this plugin under clang with
+//! `lower=keys`, on every file for all four archs).
 //!
 //! The route that keeps the compiler's code (README, "Which path gives
 //! what": `lower=keys`, line tables kept, then `gpucc-cache apply`) runs for
-//! every file and arch through both entry points:
+//! every file through both entry points:
 //! - `clang++-19 -fpass-plugin` with `GPUCC_CACHE_OPTIONS=policy=P;lower=keys`
 //!   and `-gline-tables-only -mllvm -use-unknown-locations=Enable`, against
-//!   `clang++-19 --cuda-device-only -S` of the same file, for `auto` and
-//!   one other policy, rotating over files and archs (each front-end run
-//!   costs about 0.5 s; all six policies on every file made this the
+//!   `clang++-19 --cuda-device-only -S` of the same file, for one policy
+//!   per file, rotating over the six (each front-end run costs about
+//!   0.6 s; all six policies on every file and both archs made this the
 //!   suite's second-longest file, 5 min);
 //! - `opt-19 -passes='gpucc-cache<policy=P;lower=keys>'` on clang's `-O3`
 //!   device bitcode, then `llc-19 -use-unknown-locations=Enable`, against
 //!   `llc-19` on the same bitcode (`-mcpu` the arch, `-mattr` the PTX
-//!   version clang chose). The bitcode has no debug info, so the pass adds
+//!   version clang chose), for every policy (no front end: cheap). The
+//!   bitcode has no debug info, so the pass adds
 //!   its own line tables, README's other way to keep them; the clang route
 //!   covers `-gline-tables-only`. (Bitcode with line tables too would be one
-//!   more front-end run per file and arch, past this file's time budget.)
+//!   more front-end run per file, past this file's time budget.)
 //!
 //! After `apply`: the PTX with comments and `ld` cache operators removed
 //! equals the baseline's (`ptx::normalized`); under `off`, which changes
@@ -26,10 +29,10 @@
 //! ptxas accepts it.
 //!
 //! The default `lower=asm` promises ptxas acceptance only, and only that is
-//! checked, on fewer combinations, for time: a front-end run costs about
-//! 0.5 s and the routes above already take four per file and arch. `opt` + `llc` for every
-//! file under the `ASM_CASES` (the pairs where the lowering writes asm at
-//! all), and `clang -fpass-plugin` for one of them per file, rotating.
+//! checked, on fewer combinations, for time: `opt` + `llc` for every
+//! file under the `ASM_CASES` of its arch (the pairs where the lowering
+//! writes asm at all), and `clang -fpass-plugin` for one of them per file,
+//! rotating.
 //!
 //! Every failure is collected and reported in one assertion.
 
@@ -52,9 +55,10 @@ const POLICIES: &[&str] = &[
     "off",
 ];
 /// One arch of each operator family: before sm_70 (`.ca`/`.cg`) and after
-/// (plain/`.L1::no_allocate`). `tests/codegen.rs` runs the driver on all
-/// four; the plugin routes ran on all four too until the corpus grew past
-/// what the suite's 20 minutes allow (the sweep was 709 s of it).
+/// (plain/`.L1::no_allocate`), each file on one of them. `tests/codegen.rs`
+/// runs the driver on all four; the plugin routes ran on all four, then on
+/// both of these for every file, until the corpus grew past what the
+/// suite's 20 minutes allow (709 s, then 349 s of it).
 const ARCHS: &[&str] = &["sm_52", "sm_90"];
 /// The (arch, policy) pairs the asm lowering is assembled under. It
 /// rewrites only loads whose operator is not the plain load (README, "What
@@ -74,9 +78,6 @@ struct Job {
     file_index: usize,
     file: PathBuf,
     arch: &'static str,
-    /// The arch's place in `ARCHS`: rotates the clang route's second
-    /// policy between archs too.
-    arch_index: usize,
 }
 
 impl Job {
@@ -279,13 +280,12 @@ fn check_one(job: &Job, dir: &Path) -> Vec<String> {
     let llc_text = std::fs::read_to_string(&llc_ptx).unwrap();
 
     for (p, policy) in POLICIES.iter().enumerate() {
-        // clang -fpass-plugin, lower=keys, then apply: for `auto` and one
-        // other policy per file and arch, rotating, so that every policy
-        // takes this route on a fifth of the files (the front end is most
-        // of this file's time; the opt route below takes every policy on
+        // clang -fpass-plugin, lower=keys, then apply: for one policy per
+        // file, rotating over the files of each arch, so that every policy
+        // takes this route on a sixth of them (the front end is most of
+        // this file's time; the opt route below takes every policy on
         // every file through the same pass and lowering).
-        let others = POLICIES.len() - 1;
-        if *policy == "auto" || p == 1 + (job.file_index + job.arch_index) % others {
+        if p == (job.file_index / ARCHS.len()) % POLICIES.len() {
             let route = "clang -fpass-plugin, lower=keys";
             let keyed = job.path(dir, &format!("{policy}.clang-keys.keyed.ptx"));
             let out = job.path(dir, &format!("{policy}.clang-keys.ptx"));
@@ -339,7 +339,11 @@ fn check_one(job: &Job, dir: &Path) -> Vec<String> {
         }
     }
 
-    for (case, &(_, policy)) in ASM_CASES.iter().enumerate().filter(|(_, c)| c.0 == arch) {
+    let cases: Vec<&str> = (ASM_CASES.iter())
+        .filter(|c| c.0 == arch)
+        .map(|c| c.1)
+        .collect();
+    for (case, &policy) in cases.iter().enumerate() {
         // opt, default lower=asm, llc: ptxas only.
         let route = "opt + llc, lower=asm";
         let asm_bc = job.path(dir, &format!("{policy}.opt-asm.bc"));
@@ -354,9 +358,9 @@ fn check_one(job: &Job, dir: &Path) -> Vec<String> {
             fail(route, policy, e);
         }
 
-        // clang -fpass-plugin, default lower=asm: ptxas only, for one case
-        // per file, rotating.
-        if job.file_index % ASM_CASES.len() == case {
+        // clang -fpass-plugin, default lower=asm: ptxas only, for one of
+        // the arch's cases per file, rotating.
+        if (job.file_index / ARCHS.len()) % cases.len() == case {
             let route = "clang -fpass-plugin, lower=asm";
             let asm_ptx = job.path(dir, &format!("{policy}.clang-asm.ptx"));
             let checked = succeed(
@@ -387,13 +391,10 @@ fn plugin_routes_keep_code_generation_and_assemble() {
     let jobs: Vec<Job> = files
         .iter()
         .enumerate()
-        .flat_map(|(file_index, f)| {
-            ARCHS.iter().enumerate().map(move |(arch_index, a)| Job {
-                file_index,
-                file: f.clone(),
-                arch: a,
-                arch_index,
-            })
+        .map(|(file_index, f)| Job {
+            file_index,
+            file: f.clone(),
+            arch: ARCHS[file_index % ARCHS.len()],
         })
         .collect();
     let dir = tempfile::tempdir().unwrap();
