@@ -129,7 +129,8 @@ fn unseen_global_access(
         let traced = access(inst, decided, scope, invariant_kind).is_some();
         if let Some(read) = Read::of(inst, scope.layout) {
             // A copy also writes, at its first argument.
-            return (!traced && !elsewhere(read.ptr)) || (read.is_copy && !elsewhere(inst.operand(0)));
+            return (!traced && !elsewhere(read.ptr))
+                || (read.is_copy && !elsewhere(inst.operand(0)));
         }
         match inst.opcode() {
             Some(Opcode::LLVMStore) => !traced && !elsewhere(inst.operand(1)),
@@ -151,7 +152,12 @@ fn call_may_touch_global(call: Value, elsewhere: &dyn Fn(Value) -> bool) -> bool
         return true; // inline asm, or a call through a pointer
     }
     let name = callee.name();
-    let orders_only = ["llvm.nvvm.barrier", "llvm.nvvm.bar.", "llvm.nvvm.membar.", "llvm.nvvm.fence."];
+    let orders_only = [
+        "llvm.nvvm.barrier",
+        "llvm.nvvm.bar.",
+        "llvm.nvvm.membar.",
+        "llvm.nvvm.fence.",
+    ];
     if orders_only.iter().any(|p| name.starts_with(p)) {
         return false;
     }
