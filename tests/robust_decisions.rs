@@ -294,3 +294,58 @@ fn no_load_is_read_once_where_the_trace_hides_an_access() {
     assert_eq!(tail["decision"], "cache", "{k}");
     assert_eq!(bytes(&k, "auto"), 3072, "{k}");
 }
+
+/// A data-dependent gather is weighed as a scenario, not taken as no reuse
+/// (issue 19 fact 12, `model/gathers.rs`).
+#[test]
+fn a_gather_is_weighed_under_the_scenario_that_it_shares_lines() {
+    // rows<<<15, 256>>>: one block of 8 warps per SM on both parts; the
+    // loop runs a guessed 8 iterations. idx[k*3840 + i]: each warp reads
+    // its own 128-byte line once per iteration, 8 x 8 x 128 = 8,192 B
+    // whatever the decision. x[idx[...]]: 8 x 256 = 2,048 gathered lanes.
+    let path = testdata("robust").join("gathers.cu");
+    let dir = tempfile::tempdir().unwrap();
+    let machine = dir.path().join("fermi.machine");
+    std::fs::write(
+        &machine,
+        "base = sm_52\nname = fermi-like\nsms = 15\nl1_bytes = 16K\nfill = line\n\
+         associativity = 4\nglobal_loads = l1\n",
+    )
+    .unwrap();
+    let flag = format!("--machine={}", machine.display());
+    let r = json_report(&path, "sm_52", &[&flag]);
+    let k = kernel(&r, "rows");
+    // Line fills, nominal: each gathered lane its own line, 2,048 x 32 B
+    // = 65,536 B bypassed, x 128 B = 262,144 B cached. Bypassed: 73,728 B
+    // in all; cache-all 270,336 B.
+    assert_eq!(bytes(k, "auto"), 73_728, "{k}");
+    assert_eq!(bytes(k, "cache_all"), 270_336, "{k}");
+    // The scenario: warp w's iteration e reads words 32w + e .. 32w + e +
+    // 31: 4 sectors at e = 0, 5 after, 39 x 32 B = 1,248 B a warp
+    // bypassed, 8 warps 9,984 B, with idx 18,176 B. Cached, the warps read
+    // lines 0..8 once: 1,152 B, with idx bypassed 9,344 B, the best.
+    let local = scenario(k, "gathers read near");
+    assert_eq!(local["l2_bytes"], 18_176, "{k}");
+    assert_eq!(local["best_bytes"], 9_344, "{k}");
+    assert_eq!(local["best"], "search (nominal), gathers cached", "{k}");
+    // Bypassing the gather costs 18,176 / 9,344 = 1.95x there; caching it
+    // would cost 270,336 / 73,728 = 3.67x under the nominal answer: the
+    // least worst-case regret bypasses it, and says what it hinges on.
+    assert_eq!(decisions(k), ["bypass", "bypass"], "{k}");
+    let robust = &k["simulated"]["robust"];
+    let worst = robust["worst_ratio"].as_f64().unwrap();
+    assert!((worst - 18_176.0 / 9_344.0).abs() < 1e-9, "{k}");
+    assert_eq!(robust["worst_scenario"], local["name"], "{k}");
+    // Sector fills (sm_70): a gathered lane costs one 32-byte sector
+    // cached or not, so caching is never worse, and the scenario's reuse
+    // makes it better: cached. There the gather reads sectors 4w .. 4w + 4
+    // per warp, sector 4w + 4 also warp w + 1's: 33 x 32 = 1,056 B, with
+    // idx 9,248 B, the best (ratio 1).
+    let r = json_report(&path, "sm_70", &[]);
+    let k = kernel(&r, "rows");
+    assert_eq!(decisions(k), ["cache", "cache"], "{k}");
+    assert_eq!(bytes(k, "auto"), 73_728, "{k}");
+    let local = scenario(k, "gathers read near");
+    assert_eq!(local["l2_bytes"], 9_248, "{k}");
+    assert_eq!(local["ratio"], 1.0, "{k}");
+}

@@ -4,7 +4,8 @@
 //! [`Scenario`]s, each one plausible answer to a question the hardware
 //! documentation leaves open (the warp order, the carveout the driver picks,
 //! the effective L1 size, whether `.L1::no_allocate` loads hit lines others
-//! allocated, whether Volta+ stores allocate, the set index).
+//! allocated, whether Volta+ stores allocate, the set index, whether a
+//! data-dependent gather shares lines).
 //!
 //! Regret of an assignment in a scenario: its simulated L2→L1 bytes over
 //! the fewest bytes any candidate assignment reaches in that scenario (1.0:
@@ -56,6 +57,9 @@ pub enum Assumption {
     /// `sets` sets with a linear index (line number mod sets), Accel-Sim's
     /// microbenchmark figure for Volta, instead of full associativity.
     Sets { sets: u32 },
+    /// Data-dependent gathers read near their own thread's index, as on a
+    /// well-ordered mesh (`model::gathers`), instead of sharing nothing.
+    GathersLocal,
 }
 
 impl Assumption {
@@ -73,6 +77,7 @@ impl Assumption {
             Assumption::NoAllocateMisses => "no_allocate loads do not hit".into(),
             Assumption::StoresAllocate => "stores allocate in L1".into(),
             Assumption::Sets { sets } => format!("{sets} sets, linear index"),
+            Assumption::GathersLocal => "gathers read near their thread's index".into(),
         }
     }
 }

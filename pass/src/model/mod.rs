@@ -2,12 +2,14 @@
 //! facts (`program`, `control`, `kernel_trace`), the whole-SM access trace
 //! (`trace`, `walk`), the L1 simulation (`l1sim`) and its configuration from
 //! the hardware facts (`l1_config`), locality curves
-//! (`locality`), the loads whose data is read once (`read_once`) and the
+//! (`locality`), the loads whose data is read once (`read_once`), the
+//! gather scenario (`gathers`) and the
 //! per-kernel run that ties them together (`sm_model`).
 
 pub mod control;
 #[cfg(test)]
 mod control_tests;
+pub mod gathers;
 pub mod kernel_trace;
 pub mod l1_config;
 pub mod l1sim;

@@ -47,6 +47,7 @@ use crate::gpu::generation::{Arch, CacheOp, Model};
 use crate::gpu::hardware::{DataCache, GlobalLoads, Hardware};
 use crate::gpu::occupancy::{occupancy, Occupancy};
 use crate::llvm::ir::Value;
+use crate::model::gathers::gathers_local;
 use crate::model::kernel_trace::{
     kernel_program, resident_blocks, KernelProgram, Scope, TracedLoad,
 };
@@ -326,6 +327,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     let (walked_cut, walked_evaluations) = (walked.cut, walked.evaluations);
     // Whether the trace shows every access as it is (`model::read_once`).
     let guessed_paths = walked.guessed_paths;
+    let gathers: Vec<bool> = walked.accesses.iter().map(|a| a.gather).collect();
     let whole = program.complete
         && !walked.guessed_trips
         && !(walked.accesses.iter()).any(|a| a.standin || a.based);
@@ -386,8 +388,9 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         });
         rr_evaluations = rr.as_ref().map_or(0, |w| w.evaluations);
         let rr = rr.filter(|w| w.cut == walked_cut).map(|w| w.trace);
-        let scenarios = scenarios(hw, &occ, config, &trace, rr.as_ref());
-        let r = robust_choice(&scenarios, &m, [&cons, &aggr], usable, limit)
+        let local = gathers_local(&trace, &gathers);
+        let scenarios = scenarios(hw, &occ, config, &trace, rr.as_ref(), local.as_ref());
+        let r = robust_choice(&scenarios, &m, [&cons, &aggr], &gathers, usable, limit)
             .map_err(|e| NoModel::Error(e.to_string()))?;
         if r.choice != m.auto {
             let sim = crate::model::l1sim::simulate(&trace, &config, &r.choice)
@@ -546,6 +549,7 @@ fn scenarios<'t>(
     config: L1Config,
     trace: &'t Trace,
     rr: Option<&'t Trace>,
+    gathers_local: Option<&'t Trace>,
 ) -> Vec<Scenario<'t>> {
     let nominal = Scenario {
         assumption: Assumption::Nominal,
@@ -602,6 +606,13 @@ fn scenarios<'t>(
     // The L1's own open questions (`l1_config`): the set index, whether
     // no_allocate loads hit, whether stores allocate (only asked when the
     // trace has stores).
+    if let Some(local) = gathers_local {
+        out.push(Scenario {
+            assumption: Assumption::GathersLocal,
+            trace: local,
+            config,
+        });
+    }
     let stores = (trace.instructions.iter()).any(|i| i.kind == Kind::Store);
     for q in L1Question::for_machine(hw, &config) {
         let assumption = match q {
@@ -639,6 +650,7 @@ fn robust_choice(
     scenarios: &[Scenario],
     nominal: &KernelModel,
     [cons, aggr]: [&Verdicts; 2],
+    gathers: &[bool],
     usable: bool,
     limit: SearchLimit,
 ) -> Result<RobustChoice, L1Error> {
@@ -653,6 +665,17 @@ fn robust_choice(
         origin: "search (nominal)".into(),
         cached: nominal.auto.clone(),
     }];
+    if (scenarios.iter()).any(|s| s.assumption == Assumption::GathersLocal) {
+        let cached: Vec<bool> = (nominal.auto.iter().enumerate())
+            .map(|(i, &c)| c || (usable && gathers.get(i).copied().unwrap_or(false)))
+            .collect();
+        if cached != nominal.auto {
+            candidates.push(Candidate {
+                origin: "search (nominal), gathers cached".into(),
+                cached,
+            });
+        }
+    }
     let mut simulations = 0;
     let mut spent = 0u64;
     let left = limit
@@ -661,7 +684,10 @@ fn robust_choice(
     // More searches, each within what the nominal one cost and a share of
     // half of what is left (the other half is for weighing): under the
     // round-robin trace, under each smaller L1 (the next carveout, the
-    // effective size), and with every open question about the L1 answered
+    // effective size), under the gather scenario's trace (`model::gathers`:
+    // with the nominal choice and its gathers cached, which a byte search
+    // under the nominal trace never proposes on line-fill parts), and with
+    // every open question about the L1 answered
     // against caching at once (the smallest L1 of any scenario, its set
     // index, no_allocate loads never hitting, stores allocating). The last
     // finds assignments that cache only what fits everywhere, which no
@@ -669,7 +695,7 @@ fn robust_choice(
     // better than caching everything a smaller L1 can do, without which
     // the regret of caching everything there is understated
     // (`testdata/robust/l1_size.cu`'s `sweep`: 1.33 against 1.92).
-    let share = (left / 2 / 4).min(nominal.simulated_accesses);
+    let share = (left / 2 / 5).min(nominal.simulated_accesses);
     let base = scenarios[0].config;
     let mut pessimistic = L1Config {
         capacity_bytes: (scenarios.iter())
@@ -698,6 +724,7 @@ fn robust_choice(
             Assumption::RoundRobin
                 | Assumption::LargerCarveout { .. }
                 | Assumption::EffectiveL1 { .. }
+                | Assumption::GathersLocal
         ) {
             searches.push((s.assumption.name(), s.trace, s.config));
         }
