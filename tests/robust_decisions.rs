@@ -295,6 +295,36 @@ fn no_load_is_read_once_where_the_trace_hides_an_access() {
     assert_eq!(bytes(&k, "auto"), 3072, "{k}");
 }
 
+/// A table lookup (a bounded gather) hides only the range it may read
+/// (`Trace::reach`): loads outside it can still be read once.
+#[test]
+fn a_table_lookup_hides_only_its_range() {
+    // One block of 8 warps per SM on sm_70, as above.
+    let path = testdata("robust").join("read_once.cu");
+    let r = json_report(&path, "sm_70", &[]);
+    let read_once = |k: &serde_json::Value| -> Vec<bool> {
+        (k["loads"].as_array().unwrap().iter())
+            .map(|l| l["in_kernel"]["read_once"] == true)
+            .collect()
+    };
+    // lookup: t[b[i] & 7] may read t[0..7], one sector of `t`; a[i] and
+    // b[i] read their warps' lines once and none of t's: both read once,
+    // bypassed, 8 x 128 B each; t cached, one 32-byte sector (bypassed,
+    // each warp's 32 B: 256 B). 1,024 + 1,024 + 32 = 2,080 B.
+    let k = kernel(&r, "lookup");
+    assert_eq!(read_once(k), [true, true, false], "{k}");
+    assert_eq!(decisions(k), ["bypass", "bypass", "cache"], "{k}");
+    assert_eq!(bytes(k, "auto"), 2080, "{k}");
+    assert_eq!(bytes(k, "cache_none"), 2304, "{k}");
+    // selfref: a[b[i] & 255] may read a[0..255], the very lines block 0's
+    // a[i] reads: a[i] is not read once, cached, and the lookup hits it:
+    // a[i] 1,024 B + b[i] 1,024 B (read once, bypassed) = 2,048 B.
+    let k = kernel(&r, "selfref");
+    assert_eq!(read_once(k), [false, true, false], "{k}");
+    assert_eq!(decisions(k), ["cache", "bypass", "cache"], "{k}");
+    assert_eq!(bytes(k, "auto"), 2048, "{k}");
+}
+
 /// A data-dependent gather is weighed as a scenario, not taken as no reuse
 /// (issue 19 fact 12, `model/gathers.rs`).
 #[test]

@@ -41,6 +41,19 @@ __global__ void neighbour(const float *a, float *out) {
   out[i] = a[i] * peek(a, i ^ 32);
 }
 
+// Table lookups (bounded gathers): what they may read is known, so
+// `lookup`'s streams stay read once; `selfref`'s lookup may read a[i]'s
+// own lines.
+__global__ void lookup(const float *a, const unsigned *b, const float *t, float *out) {
+  int i = blockIdx.x * THREADS + threadIdx.x;
+  out[i] = a[i] * t[b[i] & 7];
+}
+
+__global__ void selfref(const float *a, const unsigned *b, float *out) {
+  int i = blockIdx.x * THREADS + threadIdx.x;
+  out[i] = a[i] + a[b[i] & 255];
+}
+
 int main(int argc, char **argv) {
   const int blocks = 80, n = blocks * THREADS;
   int off = argc > 1 ? 4096 : 1;
@@ -58,6 +71,8 @@ int main(int argc, char **argv) {
   gather<<<blocks, THREADS>>>(a, idx, out);
   sweep<<<blocks, THREADS>>>(a, out, off);
   neighbour<<<blocks, THREADS>>>(a, out);
+  lookup<<<blocks, THREADS>>>(a, (const unsigned *)idx, t, out);
+  selfref<<<blocks, THREADS>>>(a, (const unsigned *)idx, out);
   float first = 0.0f;
   cudaMemcpy(&first, out, sizeof(float), cudaMemcpyDeviceToHost);
   printf("%f\n", first);

@@ -21,11 +21,14 @@
 //! (another access reading another sector of the line would miss on its
 //! own sector whether or not this load allocated the line), the whole line
 //! on line-fill parts (where that access would hit). A load with a bounded
-//! unknown address is never read once: where it reads is not known.
+//! unknown address is never read once: where it reads is not known; every
+//! fill unit of the range it may read (`Trace::reach`) counts as touched by
+//! it, so a load sharing none of them can still be read once
+//! (`stream_table`'s `x[i]`, `s[i]`, `y0[i]` beside `table[x[i] & 1023]`).
 //!
 //! The claim is about every access of the kernel, so it needs a trace that
 //! shows them all; no load is read once when it does not:
-//! - some access's address is a per-thread unknown (a gather such as
+//! - some access's address is a per-thread unknown, not bounded (a gather such as
 //!   `level[adj[k]]` may read any line, the candidate's among them: the
 //!   simulator's `bfs` moved 1.1 % more bytes when `level[v]` was bypassed
 //!   on that mistaken evidence);
@@ -40,7 +43,7 @@
 //!   touch global memory outside the trace (a call, inline asm, a volatile
 //!   load: `KernelProgram::complete`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::model::trace::{Kind, Trace};
 
@@ -107,8 +110,19 @@ pub fn read_once(trace: &Trace, fill_bytes: u64, guessed_paths: bool) -> Vec<boo
     // instruction no warp ran (an unknown guard sent the lanes the other
     // way) or an address not known (a gather, `level[adj[k]]`, may read any
     // line, the read-once load's among them) hides what really shares it.
-    if (guessed_paths && executed.contains(&false)) || unknown.contains(&true) {
+    // A bounded unknown (`table[v & 255]`) is the exception: its drawn
+    // addresses are a sample, but what it may touch is known (`Trace::reach`),
+    // and every fill unit of that is taken as touched by it.
+    let hidden =
+        (unknown.iter().enumerate()).any(|(i, &u)| u && trace.bounded_reach(i as u32).is_none());
+    if (guessed_paths && executed.contains(&false)) || hidden {
         return once;
+    }
+    let mut reached: HashSet<u64> = HashSet::new();
+    for (i, _) in executed.iter().enumerate().filter(|(_, &x)| x) {
+        if let Some((lo, hi)) = trace.bounded_reach(i as u32) {
+            reached.extend(lo / fill_bytes..=(hi.max(lo + 1) - 1) / fill_bytes);
+        }
     }
     // A load is read once when every line it touched was touched by that
     // one event alone (write-backs aside).
@@ -124,9 +138,10 @@ pub fn read_once(trace: &Trace, fill_bytes: u64, guessed_paths: bool) -> Vec<boo
             continue;
         }
         if trace.lanes(ev).iter().any(|a| {
-            lines
-                .get(&(a / fill_bytes))
-                .is_none_or(|s| s.shared || trace.events[s.first].inst != ev.inst)
+            reached.contains(&(a / fill_bytes))
+                || lines
+                    .get(&(a / fill_bytes))
+                    .is_none_or(|s| s.shared || trace.events[s.first].inst != ev.inst)
         }) {
             once[inst] = false;
         }
@@ -263,6 +278,15 @@ mod tests {
         let mut gather = trace(&[Kind::Load, Kind::Load], &[(0, 0, 0, &w), (1, 0, 0, &far)]);
         gather.events[1].unknown = true;
         assert_eq!(read_once(&gather, 128, false), vec![false, false]);
+        // A bounded gather (a table lookup) whose range is lines 200..201
+        // hides nothing: load 0 is read once, unless it reads that range.
+        let mut table = trace(&[Kind::Load, Kind::Load], &[(0, 0, 0, &w), (1, 0, 0, &far)]);
+        table.events[1].unknown = true;
+        table.bounded = vec![None, Some(256)];
+        table.reach = vec![None, Some((25_600, 25_856))];
+        assert_eq!(read_once(&table, 128, false), vec![true, false]);
+        table.reach = vec![None, Some((0, 256))];
+        assert_eq!(read_once(&table, 128, false), vec![false, false]);
         // Instruction 1 (a store, say) never ran: where known conditions
         // say so, nothing is hidden; where an unknown guard sent every lane
         // past it, where it writes is unseen.

@@ -108,6 +108,11 @@ pub struct Trace {
     /// it that was unknown was bounded, and spread over a range of at most
     /// that many bytes (the widest of its lanes' ranges).
     pub bounded: Vec<Option<u64>>,
+    /// Per instruction (empty: none), where [`Trace::bounded`] is `Some`:
+    /// the bytes its drawn addresses may fall in, from the lowest range's
+    /// first byte to past the highest's last. What it may really touch,
+    /// where the drawn addresses are a sample (`model::read_once`).
+    pub reach: Vec<Option<(u64, u64)>>,
 }
 
 impl Trace {
@@ -129,6 +134,11 @@ impl Trace {
     /// over, when every one was bounded (see [`Trace::bounded`]).
     pub fn bounded_span(&self, inst: u32) -> Option<u64> {
         self.bounded.get(inst as usize).copied().flatten()
+    }
+
+    /// See [`Trace::reach`].
+    pub fn bounded_reach(&self, inst: u32) -> Option<(u64, u64)> {
+        self.reach.get(inst as usize).copied().flatten()
     }
 
     /// Thread-level accesses in the trace (one per active lane per event).

@@ -136,6 +136,12 @@ impl Range {
         (self.count - 1) * self.align + u64::from(bytes)
     }
 
+    /// The first byte the range's accesses may touch, and the byte past
+    /// the last.
+    pub(crate) fn reach(self, bytes: u32) -> (u64, u64) {
+        (self.first, self.first + self.span(bytes))
+    }
+
     /// One of the addresses, uniformly, by a hash of `key` (instruction,
     /// block, warp, lane, execution): deterministic, and independent
     /// between lanes and executions.

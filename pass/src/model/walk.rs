@@ -277,6 +277,9 @@ struct Walker<'p> {
     /// from, and whether some unknown of it was not bounded.
     spans: Vec<Option<u64>>,
     unbounded: Vec<bool>,
+    /// Per instruction: the union of the ranges its bounded unknowns were
+    /// drawn from (`Trace::reach`).
+    reach: Vec<Option<(u64, u64)>>,
     /// Buffer of [`Tape::interval`].
     intervals: Vec<Interval>,
     truncated: Option<String>,
@@ -361,6 +364,7 @@ pub fn walk_limited(
         next_unknown: 0,
         spans: vec![None; instructions.len()],
         unbounded: vec![false; instructions.len()],
+        reach: vec![None; instructions.len()],
         intervals: Vec::new(),
         truncated: None,
         guessed_trips: false,
@@ -407,6 +411,9 @@ pub fn walk_limited(
     walker.forget_varying(&mut trace);
     trace.bounded = (walker.spans.iter().zip(&walker.unbounded))
         .map(|(s, &u)| s.filter(|_| !u))
+        .collect();
+    trace.reach = (walker.reach.iter().zip(&trace.bounded))
+        .map(|(r, b)| r.filter(|_| b.is_some()))
         .collect();
     trace.truncated = walker.truncated;
     Walked {
@@ -660,6 +667,9 @@ impl Walker<'_> {
                         Some(r) => {
                             let span = &mut self.spans[m.inst as usize];
                             *span = Some(span.unwrap_or(0).max(r.span(m.bytes)));
+                            let (lo, hi) = r.reach(m.bytes);
+                            let reach = &mut self.reach[m.inst as usize];
+                            *reach = Some(reach.map_or((lo, hi), |(l, h)| (l.min(lo), h.max(hi))));
                             let key = [m.inst, w.slot, w.index, l as u32, execution];
                             r.draw(key)
                         }
