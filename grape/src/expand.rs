@@ -92,16 +92,24 @@ pub fn expand_with(
         })
         .collect();
     let (offsets, slots) = far_ends(graph);
-    let remaining: Vec<u32> = offsets.windows(2).map(|w| (w[1] - w[0]) as u32).collect();
+    let span = offsets
+        .windows(2)
+        .map(|w| {
+            let degree = (w[1] - w[0]) as u32;
+            Span {
+                start: w[0],
+                live: degree,
+                remaining: degree,
+            }
+        })
+        .collect();
+    drop(offsets);
     let mut x = Expansion {
-        graph,
-        offsets,
+        span,
         slots,
         hub,
         cluster: vec![UNASSIGNED; m],
         taken: vec![0; m.div_ceil(64)],
-        live: remaining.clone(),
-        remaining,
         stamp: vec![0; n],
         boundary: Boundary::new(n),
         mark: 0,
@@ -119,7 +127,7 @@ pub fn expand_with(
     let cap = match rule {
         SeedRule::Any => u32::MAX,
         SeedRule::LowDegreeFirst => {
-            let used = x.remaining.iter().filter(|&&d| d > 0).count().max(1);
+            let used = x.span.iter().filter(|s| s.remaining > 0).count().max(1);
             (2.0 * 2.0 * m as f64 / used as f64) as u32
         }
     };
@@ -140,7 +148,7 @@ pub fn expand_with(
                 Some(v) => v,
                 None => {
                     // While load < goal an unassigned edge outside the hub-to-hub ones exists.
-                    let Some(s) = next_seed.next(&x.remaining, hub) else {
+                    let Some(s) = next_seed.next(&x.span, hub) else {
                         break;
                     };
                     if x.stamp[s as usize] != x.mark {
@@ -153,7 +161,7 @@ pub fn expand_with(
         }
     }
     let mut cluster = x.cluster;
-    drop((x.offsets, x.slots, x.taken));
+    drop((x.span, x.slots, x.taken));
     stream_between_hubs(graph, parts, &between_hubs, &mut cluster);
     // Nothing is left unless the seeds ran out early, which the goals rule out; should it happen,
     // the edges go wherever a load is short, so the balance stays exact.
@@ -174,12 +182,40 @@ pub fn expand_with(
     EdgePartition { parts, cluster }
 }
 
-/// The incidence of every vertex with each edge's far endpoint beside it (a self-loop twice, its
-/// far endpoint itself), in edge order: `slots[offsets[v]..offsets[v + 1]]` are v's (edge, far
-/// endpoint) pairs. The expansion reads the far endpoint of every edge it scans, and beside the
-/// edge it costs no look-up in `graph.edges` (a random read per scanned edge: 14 % of the
-/// expansion's time on Barabási–Albert 1 M, `perf annotate`).
-fn far_ends(graph: &Graph) -> (Vec<usize>, Vec<(u32, u32)>) {
+/// One entry of a vertex's incidence: the edge and its far endpoint, the far endpoint's top bit
+/// (`SECOND`) set when the vertex is the edge's second endpoint. The expansion needs both
+/// endpoints of every edge it scans or takes, in input order (`take` updates them in that
+/// order); beside the edge they cost no read of `graph.edges` at random (a read per scanned edge:
+/// 14 % of the expansion's time on Barabási–Albert 1 M, and per taken edge 12 % more, `perf
+/// annotate`).
+#[derive(Clone, Copy)]
+struct Slot {
+    edge: u32,
+    far: u32,
+}
+
+/// The tag bit in `Slot::far`; vertex ids stay below it.
+const SECOND: u32 = 1 << 31;
+const _: () = assert!(crate::graph::MAX_VERTICES <= SECOND);
+
+impl Slot {
+    fn far(self) -> u32 {
+        self.far & !SECOND
+    }
+
+    /// The edge's endpoints in input order, `v` being the vertex whose incidence holds the slot.
+    fn ends(self, v: u32) -> (u32, u32) {
+        if self.far & SECOND == 0 {
+            (v, self.far())
+        } else {
+            (self.far(), v)
+        }
+    }
+}
+
+/// The incidence of every vertex as slots (a self-loop twice, its far endpoint itself), in edge
+/// order: `slots[offsets[v]..offsets[v + 1]]` are v's.
+fn far_ends(graph: &Graph) -> (Vec<usize>, Vec<Slot>) {
     let n = graph.vertices as usize;
     let mut offsets = vec![0usize; n + 1];
     for &(u, v) in &graph.edges {
@@ -190,14 +226,32 @@ fn far_ends(graph: &Graph) -> (Vec<usize>, Vec<(u32, u32)>) {
         offsets[i + 1] += offsets[i];
     }
     let mut fill = offsets.clone();
-    let mut slots = vec![(0u32, 0u32); offsets[n]];
+    let mut slots = vec![Slot { edge: 0, far: 0 }; offsets[n]];
     for (e, &(u, v)) in graph.edges.iter().enumerate() {
-        slots[fill[u as usize]] = (e as u32, v);
+        let edge = e as u32;
+        slots[fill[u as usize]] = Slot { edge, far: v };
         fill[u as usize] += 1;
-        slots[fill[v as usize]] = (e as u32, u);
+        slots[fill[v as usize]] = Slot {
+            edge,
+            far: u | SECOND,
+        };
         fill[v as usize] += 1;
     }
     (offsets, slots)
+}
+
+/// A vertex's place in the expansion, in one record so that a vertex met at random costs one
+/// cache miss, not one per array (`join` and `take` meet every vertex so).
+#[derive(Clone, Copy)]
+struct Span {
+    /// Where its slots begin in `Expansion::slots`.
+    start: usize,
+    /// `slots[start..start + live]` holds every unassigned edge of the vertex, in incidence order,
+    /// and some assigned ones not yet dropped.
+    live: u32,
+    /// Unassigned edges (a self-loop counts twice): for a boundary vertex, its edges leading out of
+    /// S, since edges inside S are taken as soon as both ends are in S.
+    remaining: u32,
 }
 
 /// Where the expansion's seeds come from: the next vertex, not a hub, with unassigned edges, at most
@@ -213,19 +267,20 @@ struct SeedOrder {
 }
 
 impl SeedOrder {
-    fn next(&mut self, remaining: &[u32], hub: &[bool]) -> Option<u32> {
-        let n = remaining.len();
+    fn next(&mut self, span: &[Span], hub: &[bool]) -> Option<u32> {
+        let n = span.len();
+        let remaining = |v: usize| span[v].remaining;
         let at = |i: usize| self.order.as_ref().map_or(i, |o| o[i] as usize);
         while self.low < n {
             let v = at(self.low);
-            if remaining[v] > 0 && remaining[v] <= self.cap && !hub[v] {
+            if remaining(v) > 0 && remaining(v) <= self.cap && !hub[v] {
                 return Some(v as u32);
             }
             self.low += 1;
         }
         while self.any < n {
             let v = at(self.any);
-            if remaining[v] > 0 && !hub[v] {
+            if remaining(v) > 0 && !hub[v] {
                 return Some(v as u32);
             }
             self.any += 1;
@@ -237,21 +292,15 @@ impl SeedOrder {
 /// The state of the expansion: the cluster being grown is `mark − 1`; `stamp[v] == mark` when v is
 /// in its boundary S.
 struct Expansion<'a> {
-    graph: &'a Graph,
-    /// `far_ends`: v's (edge, far endpoint) pairs at `slots[offsets[v]..]`.
-    offsets: Vec<usize>,
-    slots: Vec<(u32, u32)>,
+    /// Per vertex: where its slots start and how many of them are live, and its unassigned edges.
+    span: Vec<Span>,
+    /// `far_ends`: the incidence, v's live slots at `slots[span[v].start..][..span[v].live]`.
+    slots: Vec<Slot>,
     hub: &'a [bool],
     cluster: Vec<u32>,
     /// One bit per edge, set once the edge is assigned: what a scan asks of every edge it meets,
     /// m/8 bytes that stay in cache where `cluster` (4m bytes, read at random) did not.
     taken: Vec<u64>,
-    /// Unassigned edges per vertex (a self-loop counts twice): for a boundary vertex, its edges
-    /// leading out of S, since edges inside S are taken as soon as both ends are in S.
-    remaining: Vec<u32>,
-    /// `slots[offsets[v]..offsets[v] + live[v]]` holds every unassigned edge of v, in incidence
-    /// order, and some assigned ones not yet dropped.
-    live: Vec<u32>,
     stamp: Vec<u32>,
     /// Boundary vertices (not hubs) with unassigned edges, by `remaining`, lowest first.
     boundary: Boundary,
@@ -265,13 +314,13 @@ impl Expansion<'_> {
         self.taken[e as usize / 64] >> (e % 64) & 1 == 1
     }
 
-    fn take(&mut self, e: u32) {
+    /// Assigns edge e, whose endpoints in input order are u and v, to the cluster being grown.
+    fn take(&mut self, e: u32, (u, v): (u32, u32)) {
         self.cluster[e as usize] = self.mark - 1;
         self.taken[e as usize / 64] |= 1 << (e % 64);
         self.load += 1;
-        let (u, v) = self.graph.edges[e as usize];
-        self.remaining[u as usize] -= 1;
-        self.remaining[v as usize] -= 1;
+        self.span[u as usize].remaining -= 1;
+        self.span[v as usize].remaining -= 1;
         let ends = if u == v {
             [Some(u), None]
         } else {
@@ -283,12 +332,12 @@ impl Expansion<'_> {
         // measured. Sifting each with the other's old key changed C on Barabási–Albert 1 M,
         // k = 32, from 384,040 to 384,129.
         for w in ends.into_iter().flatten() {
-            self.boundary.lower(w, self.remaining[w as usize]);
+            self.boundary.lower(w, self.span[w as usize].remaining);
         }
         for w in ends.into_iter().flatten() {
             let w = w as usize;
             if self.stamp[w] == self.mark && !self.hub[w] {
-                self.boundary.update(w as u32, self.remaining[w]);
+                self.boundary.update(w as u32, self.span[w].remaining);
             }
         }
     }
@@ -300,19 +349,19 @@ impl Expansion<'_> {
         if self.hub[y as usize] {
             return;
         }
-        self.scan(y, |x, e, other| {
+        self.scan(y, |x, e, other, ends| {
             let inside = x.stamp[other as usize] == x.mark;
             if inside {
-                x.take(e);
+                x.take(e, ends);
             }
             !inside
         });
-        self.boundary.update(y, self.remaining[y as usize]);
+        self.boundary.update(y, self.span[y as usize].remaining);
     }
 
     /// v moves to the core: its unassigned edges are taken, far endpoints joining S first.
     fn absorb(&mut self, v: u32) {
-        self.scan(v, |x, e, y| {
+        self.scan(v, |x, e, y, ends| {
             if x.stamp[y as usize] != x.mark {
                 x.join(y);
             }
@@ -321,7 +370,7 @@ impl Expansion<'_> {
                 return false;
             }
             if x.load < x.goal {
-                x.take(e);
+                x.take(e, ends);
                 return false;
             }
             true
@@ -329,19 +378,19 @@ impl Expansion<'_> {
     }
 
     /// Visits v's unassigned edges in incidence order while the cluster has room, calling
-    /// `visit(self, e, far endpoint)`, which says whether e is still unassigned afterwards; what
-    /// stays unassigned is kept live, the rest dropped (`keep_live`).
-    fn scan(&mut self, v: u32, mut visit: impl FnMut(&mut Self, u32, u32) -> bool) {
+    /// `visit(self, e, far endpoint, e's endpoints in input order)`, which says whether e is still
+    /// unassigned afterwards; what stays unassigned is kept live, the rest dropped (`keep_live`).
+    fn scan(&mut self, v: u32, mut visit: impl FnMut(&mut Self, u32, u32, (u32, u32)) -> bool) {
         let (start, end) = self.live_range(v);
         let (mut i, mut kept) = (start, start);
         while i < end && self.load < self.goal {
-            let (e, other) = self.slots[i];
+            let slot = self.slots[i];
             i += 1;
-            if self.is_taken(e) {
+            if self.is_taken(slot.edge) {
                 continue;
             }
-            if visit(self, e, other) {
-                self.slots[kept] = (e, other);
+            if visit(self, slot.edge, slot.far(), slot.ends(v)) {
+                self.slots[kept] = slot;
                 kept += 1;
             }
         }
@@ -350,8 +399,8 @@ impl Expansion<'_> {
 
     /// The part of v's incidence that may still hold unassigned edges.
     fn live_range(&self, v: u32) -> (usize, usize) {
-        let start = self.offsets[v as usize];
-        (start, start + self.live[v as usize] as usize)
+        let span = self.span[v as usize];
+        (span.start, span.start + span.live as usize)
     }
 
     /// After a scan of v's live incidence that kept its unassigned edges at `start..kept` and
@@ -360,8 +409,8 @@ impl Expansion<'_> {
     /// it, every cluster whose boundary a vertex of degree d joins rescans all d edges.)
     fn keep_live(&mut self, v: u32, scanned: usize, end: usize, kept: usize) {
         self.slots.copy_within(scanned..end, kept);
-        let start = self.offsets[v as usize];
-        self.live[v as usize] = (kept + (end - scanned) - start) as u32;
+        let span = &mut self.span[v as usize];
+        span.live = (kept + (end - scanned) - span.start) as u32;
     }
 }
 
