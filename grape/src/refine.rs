@@ -268,19 +268,25 @@ impl State<'_> {
                 let a = groups[at].0;
                 let end = at + groups[at..].partition_point(|&(c, _)| c == a);
                 let size = (end - at) as i64;
+                if self.load[a as usize] - size < self.target[a as usize] - self.slack {
+                    // A cannot give the group up, whatever B.
+                    at = end;
+                    continue;
+                }
                 // The change in C of moving the group out of A is known before the move, and so
                 // is what joining each B adds: trials are counted, only the kept move is made.
-                let leave_a = self.leaves(v, a, &groups[at..end], &mut far);
+                // Leaving A is counted once a B has room for the group.
+                let mut leave_a = None;
                 for &(_, b) in &destinations {
-                    if b == a
-                        || self.load[a as usize] - size < self.target[a as usize] - self.slack
-                        || self.load[b as usize] + size > self.target[b as usize] + self.slack
+                    if b == a || self.load[b as usize] + size > self.target[b as usize] + self.slack
                     {
                         continue;
                     }
                     // Level moves are kept only when both loads end nearer their targets.
                     let levels = self.load[a as usize] - size >= self.target[a as usize]
                         && self.load[b as usize] + size <= self.target[b as usize];
+                    let leave_a = *leave_a
+                        .get_or_insert_with(|| self.leaves(v, a, &groups[at..end], &mut far));
                     let change = leave_a + self.joins(v, &far, b);
                     if change < 0 || (change == 0 && levels) {
                         let mut moved = 0;
