@@ -172,7 +172,7 @@ def summarise(rows, labels_order):
            "CPU (user + system) where the row records it, else wall; every partitioner here is one thread,",
            "so the CPU seconds are what it cost on a machine shared with other jobs, the wall seconds",
            "include the waiting. Memory: peak RSS (`/usr/bin/time`). Machine: 2 cores, 24 GiB, shared",
-           "with other jobs (builds, tests; load 9–11 on 2 cores during label `after`): memory is not",
+           "with other jobs (builds, tests; load 2–11 on 2 cores during label `after`'s runs): memory is not",
            "affected, CPU seconds little, wall seconds much.\n"]
     for label in labels_order:
         lr = [r for r in rows if r["label"] == label]

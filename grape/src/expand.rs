@@ -18,7 +18,7 @@
 //! beforehand; seeds are taken in vertex order or a shuffled one (`Seeds`), by NE's rule or any
 //! (`SeedRule`); `refine` runs afterwards (by the caller).
 
-use crate::graph::{Graph, Incidence};
+use crate::graph::Graph;
 use crate::partition::{target_load, EdgePartition};
 use crate::rng::SplitMix64;
 
@@ -91,17 +91,25 @@ pub fn expand_with(
             hub[u as usize] && hub[v as usize]
         })
         .collect();
-    let incidence = graph.incidence();
-    let remaining: Vec<u32> = (0..n)
-        .map(|v| (incidence.offsets[v + 1] - incidence.offsets[v]) as u32)
+    let (offsets, slots) = far_ends(graph);
+    let span = offsets
+        .windows(2)
+        .map(|w| {
+            let degree = (w[1] - w[0]) as u32;
+            Span {
+                start: w[0],
+                live: degree,
+                remaining: degree,
+            }
+        })
         .collect();
+    drop(offsets);
     let mut x = Expansion {
-        graph,
-        incidence,
+        span,
+        slots,
         hub,
         cluster: vec![UNASSIGNED; m],
-        live: remaining.clone(),
-        remaining,
+        taken: vec![0; m.div_ceil(64)],
         stamp: vec![0; n],
         boundary: Boundary::new(n),
         mark: 0,
@@ -119,7 +127,7 @@ pub fn expand_with(
     let cap = match rule {
         SeedRule::Any => u32::MAX,
         SeedRule::LowDegreeFirst => {
-            let used = x.remaining.iter().filter(|&&d| d > 0).count().max(1);
+            let used = x.span.iter().filter(|s| s.remaining > 0).count().max(1);
             (2.0 * 2.0 * m as f64 / used as f64) as u32
         }
     };
@@ -136,11 +144,11 @@ pub fn expand_with(
         x.load = 0;
         x.boundary.clear();
         while x.load < x.goal {
-            let core = match x.boundary.pop(&x.remaining) {
+            let core = match x.boundary.pop() {
                 Some(v) => v,
                 None => {
                     // While load < goal an unassigned edge outside the hub-to-hub ones exists.
-                    let Some(s) = next_seed.next(&x.remaining, hub) else {
+                    let Some(s) = next_seed.next(&x.span, hub) else {
                         break;
                     };
                     if x.stamp[s as usize] != x.mark {
@@ -153,7 +161,7 @@ pub fn expand_with(
         }
     }
     let mut cluster = x.cluster;
-    drop(x.incidence);
+    drop((x.span, x.slots, x.taken));
     stream_between_hubs(graph, parts, &between_hubs, &mut cluster);
     // Nothing is left unless the seeds ran out early, which the goals rule out; should it happen,
     // the edges go wherever a load is short, so the balance stays exact.
@@ -174,6 +182,78 @@ pub fn expand_with(
     EdgePartition { parts, cluster }
 }
 
+/// One entry of a vertex's incidence: the edge and its far endpoint, the far endpoint's top bit
+/// (`SECOND`) set when the vertex is the edge's second endpoint. The expansion needs both
+/// endpoints of every edge it scans or takes, in input order (`take` updates them in that
+/// order); beside the edge they cost no read of `graph.edges` at random (a read per scanned edge:
+/// 14 % of the expansion's time on Barabási–Albert 1 M, and per taken edge 12 % more, `perf
+/// annotate`).
+#[derive(Clone, Copy)]
+struct Slot {
+    edge: u32,
+    far: u32,
+}
+
+/// The tag bit in `Slot::far`; vertex ids stay below it.
+const SECOND: u32 = 1 << 31;
+const _: () = assert!(crate::graph::MAX_VERTICES <= SECOND);
+
+impl Slot {
+    fn far(self) -> u32 {
+        self.far & !SECOND
+    }
+
+    /// The edge's endpoints in input order, `v` being the vertex whose incidence holds the slot.
+    fn ends(self, v: u32) -> (u32, u32) {
+        if self.far & SECOND == 0 {
+            (v, self.far())
+        } else {
+            (self.far(), v)
+        }
+    }
+}
+
+/// The incidence of every vertex as slots (a self-loop twice, its far endpoint itself), in edge
+/// order: `slots[offsets[v]..offsets[v + 1]]` are v's.
+fn far_ends(graph: &Graph) -> (Vec<usize>, Vec<Slot>) {
+    let n = graph.vertices as usize;
+    let mut offsets = vec![0usize; n + 1];
+    for &(u, v) in &graph.edges {
+        offsets[u as usize + 1] += 1;
+        offsets[v as usize + 1] += 1;
+    }
+    for i in 0..n {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut fill = offsets.clone();
+    let mut slots = vec![Slot { edge: 0, far: 0 }; offsets[n]];
+    for (e, &(u, v)) in graph.edges.iter().enumerate() {
+        let edge = e as u32;
+        slots[fill[u as usize]] = Slot { edge, far: v };
+        fill[u as usize] += 1;
+        slots[fill[v as usize]] = Slot {
+            edge,
+            far: u | SECOND,
+        };
+        fill[v as usize] += 1;
+    }
+    (offsets, slots)
+}
+
+/// A vertex's place in the expansion, in one record so that a vertex met at random costs one
+/// cache miss, not one per array (`join` and `take` meet every vertex so).
+#[derive(Clone, Copy)]
+struct Span {
+    /// Where its slots begin in `Expansion::slots`.
+    start: usize,
+    /// `slots[start..start + live]` holds every unassigned edge of the vertex, in incidence order,
+    /// and some assigned ones not yet dropped.
+    live: u32,
+    /// Unassigned edges (a self-loop counts twice): for a boundary vertex, its edges leading out of
+    /// S, since edges inside S are taken as soon as both ends are in S.
+    remaining: u32,
+}
+
 /// Where the expansion's seeds come from: the next vertex, not a hub, with unassigned edges, at most
 /// `cap` of them while there is one (`SeedRule`), in vertex order or in `order`. Both scans only
 /// move forward, so all seeds together cost O(n): a count only falls, so a vertex passed over for
@@ -187,19 +267,20 @@ struct SeedOrder {
 }
 
 impl SeedOrder {
-    fn next(&mut self, remaining: &[u32], hub: &[bool]) -> Option<u32> {
-        let n = remaining.len();
+    fn next(&mut self, span: &[Span], hub: &[bool]) -> Option<u32> {
+        let n = span.len();
+        let remaining = |v: usize| span[v].remaining;
         let at = |i: usize| self.order.as_ref().map_or(i, |o| o[i] as usize);
         while self.low < n {
             let v = at(self.low);
-            if remaining[v] > 0 && remaining[v] <= self.cap && !hub[v] {
+            if remaining(v) > 0 && remaining(v) <= self.cap && !hub[v] {
                 return Some(v as u32);
             }
             self.low += 1;
         }
         while self.any < n {
             let v = at(self.any);
-            if remaining[v] > 0 && !hub[v] {
+            if remaining(v) > 0 && !hub[v] {
                 return Some(v as u32);
             }
             self.any += 1;
@@ -211,16 +292,15 @@ impl SeedOrder {
 /// The state of the expansion: the cluster being grown is `mark − 1`; `stamp[v] == mark` when v is
 /// in its boundary S.
 struct Expansion<'a> {
-    graph: &'a Graph,
-    incidence: Incidence,
+    /// Per vertex: where its slots start and how many of them are live, and its unassigned edges.
+    span: Vec<Span>,
+    /// `far_ends`: the incidence, v's live slots at `slots[span[v].start..][..span[v].live]`.
+    slots: Vec<Slot>,
     hub: &'a [bool],
     cluster: Vec<u32>,
-    /// Unassigned edges per vertex (a self-loop counts twice): for a boundary vertex, its edges
-    /// leading out of S, since edges inside S are taken as soon as both ends are in S.
-    remaining: Vec<u32>,
-    /// `incidence.incident[offsets[v]..offsets[v] + live[v]]` holds every unassigned edge of v, in
-    /// incidence order, and some assigned ones not yet dropped.
-    live: Vec<u32>,
+    /// One bit per edge, set once the edge is assigned: what a scan asks of every edge it meets,
+    /// m/8 bytes that stay in cache where `cluster` (4m bytes, read at random) did not.
+    taken: Vec<u64>,
     stamp: Vec<u32>,
     /// Boundary vertices (not hubs) with unassigned edges, by `remaining`, lowest first.
     boundary: Boundary,
@@ -230,23 +310,34 @@ struct Expansion<'a> {
 }
 
 impl Expansion<'_> {
-    fn take(&mut self, e: u32) {
+    fn is_taken(&self, e: u32) -> bool {
+        self.taken[e as usize / 64] >> (e % 64) & 1 == 1
+    }
+
+    /// Assigns edge e, whose endpoints in input order are u and v, to the cluster being grown.
+    fn take(&mut self, e: u32, (u, v): (u32, u32)) {
         self.cluster[e as usize] = self.mark - 1;
+        self.taken[e as usize / 64] |= 1 << (e % 64);
         self.load += 1;
-        let (u, v) = self.graph.edges[e as usize];
-        self.remaining[u as usize] -= 1;
-        self.remaining[v as usize] -= 1;
-        for w in if u == v {
+        self.span[u as usize].remaining -= 1;
+        self.span[v as usize].remaining -= 1;
+        let ends = if u == v {
             [Some(u), None]
         } else {
             [Some(u), Some(v)]
+        };
+        // Both endpoints' keys fall before either is sifted: the queue once read the counts
+        // themselves, so the first endpoint's sift saw the second's new count, and the order it
+        // left (ties between a stale and a fresh key included) is the one `bench/partition`
+        // measured. Sifting each with the other's old key changed C on Barabási–Albert 1 M,
+        // k = 32, from 384,040 to 384,129.
+        for w in ends.into_iter().flatten() {
+            self.boundary.lower(w, self.span[w as usize].remaining);
         }
-        .into_iter()
-        .flatten()
-        {
+        for w in ends.into_iter().flatten() {
             let w = w as usize;
             if self.stamp[w] == self.mark && !self.hub[w] {
-                self.boundary.update(w as u32, &self.remaining);
+                self.boundary.update(w as u32, self.span[w].remaining);
             }
         }
     }
@@ -258,28 +349,28 @@ impl Expansion<'_> {
         if self.hub[y as usize] {
             return;
         }
-        self.scan(y, |x, e, other| {
+        self.scan(y, |x, e, other, ends| {
             let inside = x.stamp[other as usize] == x.mark;
             if inside {
-                x.take(e);
+                x.take(e, ends);
             }
             !inside
         });
-        self.boundary.update(y, &self.remaining);
+        self.boundary.update(y, self.span[y as usize].remaining);
     }
 
     /// v moves to the core: its unassigned edges are taken, far endpoints joining S first.
     fn absorb(&mut self, v: u32) {
-        self.scan(v, |x, e, y| {
+        self.scan(v, |x, e, y, ends| {
             if x.stamp[y as usize] != x.mark {
                 x.join(y);
             }
             // Joining may have taken e already.
-            if x.cluster[e as usize] != UNASSIGNED {
+            if x.is_taken(e) {
                 return false;
             }
             if x.load < x.goal {
-                x.take(e);
+                x.take(e, ends);
                 return false;
             }
             true
@@ -287,21 +378,19 @@ impl Expansion<'_> {
     }
 
     /// Visits v's unassigned edges in incidence order while the cluster has room, calling
-    /// `visit(self, e, far endpoint)`, which says whether e is still unassigned afterwards; what
-    /// stays unassigned is kept live, the rest dropped (`keep_live`).
-    fn scan(&mut self, v: u32, mut visit: impl FnMut(&mut Self, u32, u32) -> bool) {
+    /// `visit(self, e, far endpoint, e's endpoints in input order)`, which says whether e is still
+    /// unassigned afterwards; what stays unassigned is kept live, the rest dropped (`keep_live`).
+    fn scan(&mut self, v: u32, mut visit: impl FnMut(&mut Self, u32, u32, (u32, u32)) -> bool) {
         let (start, end) = self.live_range(v);
         let (mut i, mut kept) = (start, start);
         while i < end && self.load < self.goal {
-            let e = self.incidence.incident[i];
+            let slot = self.slots[i];
             i += 1;
-            if self.cluster[e as usize] != UNASSIGNED {
+            if self.is_taken(slot.edge) {
                 continue;
             }
-            let (a, b) = self.graph.edges[e as usize];
-            let other = if a == v { b } else { a };
-            if visit(self, e, other) {
-                self.incidence.incident[kept] = e;
+            if visit(self, slot.edge, slot.far(), slot.ends(v)) {
+                self.slots[kept] = slot;
                 kept += 1;
             }
         }
@@ -310,8 +399,8 @@ impl Expansion<'_> {
 
     /// The part of v's incidence that may still hold unassigned edges.
     fn live_range(&self, v: u32) -> (usize, usize) {
-        let start = self.incidence.offsets[v as usize];
-        (start, start + self.live[v as usize] as usize)
+        let span = self.span[v as usize];
+        (span.start, span.start + span.live as usize)
     }
 
     /// After a scan of v's live incidence that kept its unassigned edges at `start..kept` and
@@ -319,9 +408,9 @@ impl Expansion<'_> {
     /// part shrinks to what is left. (NE drops assigned edges from its adjacency lists too; without
     /// it, every cluster whose boundary a vertex of degree d joins rescans all d edges.)
     fn keep_live(&mut self, v: u32, scanned: usize, end: usize, kept: usize) {
-        self.incidence.incident.copy_within(scanned..end, kept);
-        let start = self.incidence.offsets[v as usize];
-        self.live[v as usize] = (kept + (end - scanned) - start) as u32;
+        self.slots.copy_within(scanned..end, kept);
+        let span = &mut self.span[v as usize];
+        span.live = (kept + (end - scanned) - span.start) as u32;
     }
 }
 
@@ -329,9 +418,11 @@ impl Expansion<'_> {
 /// first, as a binary heap indexed by vertex, so that a vertex whose count falls moves up in place
 /// instead of being pushed again. (A heap of pushed copies, stale ones skipped on pop, grew to
 /// O(m) entries and held half of the expansion's memory on 1 M-edge meshes.) Counts only fall
-/// while a vertex is in the queue; a vertex at 0 leaves it.
+/// while a vertex is in the queue; a vertex at 0 leaves it. Each entry carries its key, the count
+/// in the high half and the vertex in the low half, so that sifting compares entries without
+/// looking counts up at random (a fifth of the expansion's time on Barabási–Albert 1 M did).
 struct Boundary {
-    heap: Vec<u32>,
+    heap: Vec<u64>,
     /// `at[v]`: v's index in `heap`, `ABSENT` when not in it.
     at: Vec<u32>,
 }
@@ -347,59 +438,73 @@ impl Boundary {
     }
 
     fn clear(&mut self) {
-        for &v in &self.heap {
-            self.at[v as usize] = ABSENT;
+        for &key in &self.heap {
+            self.at[Self::vertex(key) as usize] = ABSENT;
         }
         self.heap.clear();
     }
 
-    fn key(v: u32, remaining: &[u32]) -> (u32, u32) {
-        (remaining[v as usize], v)
+    fn key(v: u32, count: u32) -> u64 {
+        u64::from(count) << 32 | u64::from(v)
     }
 
-    /// Puts v in the queue at its current count, or moves it up after its count fell; removes it
-    /// when the count is 0.
-    fn update(&mut self, v: u32, remaining: &[u32]) {
+    fn vertex(key: u64) -> u32 {
+        key as u32
+    }
+
+    /// Sets v's key to `count` where v is queued, without moving it (see `Expansion::take`).
+    fn lower(&mut self, v: u32, count: u32) {
         let i = self.at[v as usize];
-        if remaining[v as usize] == 0 {
+        if i != ABSENT {
+            self.heap[i as usize] = Self::key(v, count);
+        }
+    }
+
+    /// Puts v in the queue at `count`, its unassigned edges, or moves it up after its count fell;
+    /// removes it when the count is 0.
+    fn update(&mut self, v: u32, count: u32) {
+        let i = self.at[v as usize];
+        if count == 0 {
             if i != ABSENT {
-                self.remove_at(i as usize, remaining);
+                self.remove_at(i as usize);
             }
             return;
         }
         let i = if i == ABSENT {
-            self.heap.push(v);
+            self.heap.push(Self::key(v, count));
             self.at[v as usize] = (self.heap.len() - 1) as u32;
             self.heap.len() - 1
         } else {
+            self.heap[i as usize] = Self::key(v, count);
             i as usize
         };
-        self.sift_up(i, remaining);
+        self.sift_up(i);
     }
 
-    fn pop(&mut self, remaining: &[u32]) -> Option<u32> {
-        let v = *self.heap.first()?;
-        self.remove_at(0, remaining);
+    fn pop(&mut self) -> Option<u32> {
+        let v = Self::vertex(*self.heap.first()?);
+        self.remove_at(0);
         Some(v)
     }
 
-    fn remove_at(&mut self, i: usize, remaining: &[u32]) {
-        let v = self.heap[i];
+    fn remove_at(&mut self, i: usize) {
+        let v = Self::vertex(self.heap[i]);
         self.at[v as usize] = ABSENT;
         let last = self.heap.pop().expect("remove_at of a present vertex");
         if i < self.heap.len() {
             self.heap[i] = last;
+            let last = Self::vertex(last);
             self.at[last as usize] = i as u32;
             // The moved vertex may belong above or below i.
-            self.sift_up(i, remaining);
-            self.sift_down(self.at[last as usize] as usize, remaining);
+            self.sift_up(i);
+            self.sift_down(self.at[last as usize] as usize);
         }
     }
 
-    fn sift_up(&mut self, mut i: usize, remaining: &[u32]) {
+    fn sift_up(&mut self, mut i: usize) {
         while i > 0 {
             let parent = (i - 1) / 2;
-            if Self::key(self.heap[parent], remaining) <= Self::key(self.heap[i], remaining) {
+            if self.heap[parent] <= self.heap[i] {
                 break;
             }
             self.swap(i, parent);
@@ -407,14 +512,11 @@ impl Boundary {
         }
     }
 
-    fn sift_down(&mut self, mut i: usize, remaining: &[u32]) {
+    fn sift_down(&mut self, mut i: usize) {
         loop {
             let mut least = i;
             for child in [2 * i + 1, 2 * i + 2] {
-                if child < self.heap.len()
-                    && Self::key(self.heap[child], remaining)
-                        < Self::key(self.heap[least], remaining)
-                {
+                if child < self.heap.len() && self.heap[child] < self.heap[least] {
                     least = child;
                 }
             }
@@ -428,8 +530,8 @@ impl Boundary {
 
     fn swap(&mut self, i: usize, j: usize) {
         self.heap.swap(i, j);
-        self.at[self.heap[i] as usize] = i as u32;
-        self.at[self.heap[j] as usize] = j as u32;
+        self.at[Self::vertex(self.heap[i]) as usize] = i as u32;
+        self.at[Self::vertex(self.heap[j]) as usize] = j as u32;
     }
 }
 

@@ -6,8 +6,9 @@
 //! improving network partitions", DAC 1982: moves by gain under a balance bound):
 //! 1. group moves: for every vertex v and every cluster A in which v has edges, try moving all of
 //!    v's edges in A to one of v's other clusters B. v leaves A (C − 1) and each far endpoint w may
-//!    leave A or join B; the exact change is counted on per-vertex cluster counts as the move is
-//!    made, and the move is undone unless C drops (or stays level while the move brings both loads
+//!    leave A or join B; the exact change is counted on per-vertex cluster counts before the move
+//!    (who leaves A: whose edges there the group holds all of; who joins B: who has none there),
+//!    and the move is made only when C drops (or stays level while the move brings both loads
 //!    closer to their targets). Loads may stray `slack` edges from their targets meanwhile: a single
 //!    edge move is rarely possible under exact balance, and a vertex's stray edges are mostly few
 //!    (one to three edges that METIS or fixing put beside the bulk);
@@ -238,6 +239,7 @@ impl State<'_> {
         let mut delta = 0i64;
         let mut groups: Vec<(u32, u32)> = Vec::new();
         let mut destinations: Vec<(u32, u32)> = Vec::new();
+        let mut far: Vec<(u32, u32)> = Vec::new();
         for v in 0..self.graph.vertices {
             if self.counts.spread(v) < 2 {
                 continue;
@@ -266,32 +268,79 @@ impl State<'_> {
                 let a = groups[at].0;
                 let end = at + groups[at..].partition_point(|&(c, _)| c == a);
                 let size = (end - at) as i64;
+                if self.load[a as usize] - size < self.target[a as usize] - self.slack {
+                    // A cannot give the group up, whatever B.
+                    at = end;
+                    continue;
+                }
+                // The change in C of moving the group out of A is known before the move, and so
+                // is what joining each B adds: trials are counted, only the kept move is made.
+                // Leaving A is counted once a B has room for the group.
+                let mut leave_a = None;
                 for &(_, b) in &destinations {
-                    if b == a
-                        || self.load[a as usize] - size < self.target[a as usize] - self.slack
-                        || self.load[b as usize] + size > self.target[b as usize] + self.slack
+                    if b == a || self.load[b as usize] + size > self.target[b as usize] + self.slack
                     {
                         continue;
                     }
                     // Level moves are kept only when both loads end nearer their targets.
                     let levels = self.load[a as usize] - size >= self.target[a as usize]
                         && self.load[b as usize] + size <= self.target[b as usize];
-                    let mut change = 0;
-                    for &(_, e) in &groups[at..end] {
-                        change += self.relocate(e, b);
-                    }
+                    let leave_a = *leave_a
+                        .get_or_insert_with(|| self.leaves(v, a, &groups[at..end], &mut far));
+                    let change = leave_a + self.joins(v, &far, b);
                     if change < 0 || (change == 0 && levels) {
-                        delta += change;
+                        let mut moved = 0;
+                        for &(_, e) in &groups[at..end] {
+                            moved += self.relocate(e, b);
+                        }
+                        debug_assert_eq!(moved, change, "counted and made moves differ");
+                        delta += moved;
                         break;
-                    }
-                    for &(_, e) in &groups[at..end] {
-                        self.relocate(e, a);
                     }
                 }
                 at = end;
             }
         }
         delta
+    }
+
+    /// The change in C when v's edges `group` (all of v's edges in cluster a, as (a, e) pairs)
+    /// leave a: v leaves a when no other edge of v has come into a meanwhile, and each far endpoint
+    /// w leaves a when the group holds all of w's edges there. Fills `far` with the far endpoints
+    /// and the group's edges at each, for `joins`. The change of a move is a function of the state
+    /// before and after it, so this is what relocating the edges one by one would sum to.
+    fn leaves(&self, v: u32, a: u32, group: &[(u32, u32)], far: &mut Vec<(u32, u32)>) -> i64 {
+        far.clear();
+        for &(_, e) in group {
+            let (x, y) = self.graph.edges[e as usize];
+            let w = if x == v { y } else { x };
+            if w != v {
+                far.push((w, 1));
+            }
+        }
+        far.sort_unstable();
+        far.dedup_by(|next, kept| {
+            let same = next.0 == kept.0;
+            if same {
+                kept.1 += 1;
+            }
+            same
+        });
+        let mut change = -i64::from(self.counts.count(v, a) == group.len() as u32);
+        for &(w, n) in far.iter() {
+            change -= i64::from(self.counts.count(w, a) == n);
+        }
+        change
+    }
+
+    /// What the group whose far endpoints `leaves` listed adds to C by joining cluster b: one for
+    /// v and for each far endpoint not yet in b.
+    fn joins(&self, v: u32, far: &[(u32, u32)], b: u32) -> i64 {
+        let mut change = i64::from(self.counts.count(v, b) == 0);
+        for &(w, _) in far {
+            change += i64::from(self.counts.count(w, b) == 0);
+        }
+        change
     }
 
     /// Half 2 of a pass: back to exact balance, cheapest moves first; returns the change in C.

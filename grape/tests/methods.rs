@@ -209,6 +209,24 @@ fn one_cluster_costs_nothing() {
 }
 
 #[test]
+fn edge_partition_cost_counts_distinct_clusters_per_vertex() {
+    // Hand-worked: 0-1 in 0, 1-2 in 1, the self-loop 2-2 in 1, 2-3 in 0, vertex 4 untouched.
+    // p = 1, 2, 2, 1 (vertex 4 adds nothing): C = 2.
+    let graph = Graph::new(5, vec![(0, 1), (1, 2), (2, 2), (2, 3)]);
+    let p = EdgePartition {
+        parts: 2,
+        cluster: vec![0, 1, 1, 0],
+    };
+    assert_eq!(p.cost(&graph), 2);
+    // Self-loops, parallel edges and untouched vertices, against the set-per-vertex count.
+    let graph = random_multigraph(60, 301, 5);
+    for k in [1u32, 2, 7, 64, 500] {
+        let p = baselines::random(&graph, k, 9);
+        assert_eq!(p.cost(&graph), cost(&graph, &p.cluster), "k = {k}");
+    }
+}
+
+#[test]
 fn original_keeps_input_order_in_consecutive_chunks() {
     // m = 10, k = 3: loads 4, 3, 3.
     let graph = Graph::new(11, (0..10).map(|i| (i, i + 1)).collect());

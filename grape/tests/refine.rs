@@ -252,6 +252,13 @@ fn grape_keeps_the_cheapest_candidate_of_its_mode() {
         assert_eq!(listed, select::candidates(mode));
         assert_eq!(c, choice.costs.iter().map(|&(_, x)| x).min().unwrap());
         assert!(choice.costs.contains(&(choice.winner, c)));
+        if mode == Mode::ScaleFree {
+            // Without hubs the hybrid is reported, not run: its C must be what running it gives.
+            assert!(!grape::expand::hubs(g, grape::expand::TAU).contains(&true));
+            let hybrid = select::run_candidate(g, k, mode, Candidate::Hybrid, 1).unwrap();
+            let listed = choice.costs.iter().find(|&&(x, _)| x == Candidate::Hybrid);
+            assert_eq!(listed, Some(&(Candidate::Hybrid, cost(g, &hybrid.cluster))));
+        }
         // Never worse than the vertex baseline (METIS on D, edges to the lower endpoint's part).
         let vertex = grape::baselines::vertex(g, k, 1).unwrap();
         assert!(c <= cost(g, &vertex.cluster), "{mode}: {choice}");
