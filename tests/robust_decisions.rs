@@ -171,10 +171,12 @@ fn a_switch_covering_every_value_does_not_end_the_walk() {
     // (2,048 threads). Each thread executes the `sel` load, one case's
     // load, the 16 loop loads and the store: 19 accesses, 2,048 x 19 =
     // 38,912. (Before the fix the lanes ended at the dead default: 2,048.)
+    // A 1-D grid, given: where the grid is not known, a block (0, 1) might
+    // read block (0, 0)'s `sel[i]` again, and nothing is read once.
     let r = json_report(
         &testdata("robust").join("switch_cases.cu"),
         "sm_80",
-        &["--block-dim=256"],
+        &["--block-dim=256", "--grid-dim=65536"],
     );
     let k = kernel(&r, "pick");
     assert_eq!(k["simulated"]["thread_accesses"], 38_912, "{k}");
@@ -322,6 +324,38 @@ fn a_table_lookup_hides_only_its_range() {
     let k = kernel(&r, "selfref");
     assert_eq!(read_once(k), [false, true, false], "{k}");
     assert_eq!(decisions(k), ["cache", "bypass", "cache"], "{k}");
+    assert_eq!(bytes(k, "auto"), 2048, "{k}");
+}
+
+/// Read once holds for the grid, not only the traced wave, and not for an
+/// address a guessed path chose (found by an adversarial review: a bias
+/// broadcast and an upwind pick were bypassed as read once).
+#[test]
+fn read_once_holds_for_other_blocks_and_known_paths_only() {
+    let path = testdata("robust").join("read_once.cu");
+    let r = json_report(&path, "sm_70", &[]);
+    let read_once = |k: &serde_json::Value| -> Vec<bool> {
+        (k["loads"].as_array().unwrap().iter())
+            .map(|l| l["in_kernel"]["read_once"] == true)
+            .collect()
+    };
+    // rowbias<<<(2, 40), 256>>> on 80 SMs: one block, (0, 0), is traced.
+    // in[y*512 + x]: block (0, 0) reads in[0..255]; its neighbours (1, 0)
+    // and (0, 1), walked for the check, read in[256..511] and
+    // in[512..767]: read once, bypassed. bias[x]: block (0, 1) reads
+    // bias[0..255] again: cached. Each 8 x 128 = 1,024 B: 2,048 B.
+    let k = kernel(&r, "rowbias");
+    assert_eq!(read_once(k), [true, false], "{k}");
+    assert_eq!(decisions(k), ["bypass", "cache"], "{k}");
+    assert_eq!(bytes(k, "auto"), 2048, "{k}");
+    // upwind: flag[i] decides between a[i] and a[i + 32]; the walk cannot
+    // read flag, sends every lane into the branch (j = i + 32) and so
+    // reads a[32..287], one line a warp, but with mixed flags a warp reads
+    // parts of two lines its neighbours read too: a[j] is not read once,
+    // cached; flag[i] is read once, bypassed. 1,024 + 1,024 = 2,048 B.
+    let k = kernel(&r, "upwind");
+    assert_eq!(read_once(k), [true, false], "{k}");
+    assert_eq!(decisions(k), ["bypass", "cache"], "{k}");
     assert_eq!(bytes(k, "auto"), 2048, "{k}");
 }
 

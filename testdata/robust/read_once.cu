@@ -54,6 +54,27 @@ __global__ void selfref(const float *a, const unsigned *b, float *out) {
   out[i] = a[i] + a[b[i] & 255];
 }
 
+// Blocks beyond the traced wave: `rowbias`'s bias[x] is read again by
+// every row of blocks (blockIdx.y), which the first wave on one SM may not
+// show. `upwind`'s a[j] reads a phi that a data-dependent branch chose.
+#define W 512
+__global__ void rowbias(const float *in, const float *bias, float *out) {
+  int x = blockIdx.x * THREADS + threadIdx.x;
+  out[blockIdx.y * W + x] = in[blockIdx.y * W + x] + bias[x];
+}
+
+__global__ void upwind(const float *a, const int *flag, float *out, int *log) {
+  int i = blockIdx.x * THREADS + threadIdx.x;
+  int j;
+  if (flag[i]) {
+    j = i + 32;
+    log[i] = 1;
+  } else {
+    j = i;
+  }
+  out[i] = a[j];
+}
+
 int main(int argc, char **argv) {
   const int blocks = 80, n = blocks * THREADS;
   int off = argc > 1 ? 4096 : 1;
@@ -73,6 +94,8 @@ int main(int argc, char **argv) {
   neighbour<<<blocks, THREADS>>>(a, out);
   lookup<<<blocks, THREADS>>>(a, (const unsigned *)idx, t, out);
   selfref<<<blocks, THREADS>>>(a, (const unsigned *)idx, out);
+  rowbias<<<dim3(W / THREADS, blocks / 2), THREADS>>>(a, t, out);
+  upwind<<<blocks, THREADS>>>(a, idx, out, idx);
   float first = 0.0f;
   cudaMemcpy(&first, out, sizeof(float), cudaMemcpyDeviceToHost);
   printf("%f\n", first);

@@ -51,7 +51,15 @@ use crate::model::trace::{Kind, Trace};
 /// once (see the module doc), in units of `fill_bytes` (what a miss
 /// fetches). `guessed_paths`: an unknown condition chose where lanes went
 /// (`Walked::guessed_paths`), so an instruction no warp ran may run for real.
-pub fn read_once(trace: &Trace, fill_bytes: u64, guessed_paths: bool) -> Vec<bool> {
+///
+/// `guessed_address`: per instruction, its address is a guess (it reads a
+/// value a guessed path chose): never read once.
+pub fn read_once(
+    trace: &Trace,
+    fill_bytes: u64,
+    guessed_paths: bool,
+    guessed_address: &[bool],
+) -> Vec<bool> {
     let n = trace.instructions.len();
     let mut once = vec![false; n];
     if trace.truncated.is_some() || fill_bytes == 0 {
@@ -130,6 +138,7 @@ pub fn read_once(trace: &Trace, fill_bytes: u64, guessed_paths: bool) -> Vec<boo
         // A load no warp ran has no verdict (no evidence either way).
         *o = trace.instructions[i].kind == Kind::Load
             && executed[i]
+            && !guessed_address.get(i).copied().unwrap_or(false)
             && trace.bounded_span(i as u32).is_none();
     }
     for ev in &trace.events {
@@ -213,7 +222,7 @@ mod tests {
                 (1, 0, 0, &w10),
             ],
         );
-        assert_eq!(read_once(&t, 128, false), vec![true, false]);
+        assert_eq!(read_once(&t, 128, false, &[]), vec![true, false]);
     }
 
     #[test]
@@ -223,10 +232,10 @@ mod tests {
         let a: Vec<u64> = (0..16).map(|l| 4 * l).collect();
         let b: Vec<u64> = (16..32).map(|l| 4 * l).collect();
         let t = trace(&[Kind::Load, Kind::Load], &[(0, 0, 0, &a), (1, 0, 0, &b)]);
-        assert_eq!(read_once(&t, 128, false), vec![false, false]);
+        assert_eq!(read_once(&t, 128, false, &[]), vec![false, false]);
         // Sector fill: each load misses on its own two sectors whatever the
         // other does, so each is read once.
-        assert_eq!(read_once(&t, 32, false), vec![true, true]);
+        assert_eq!(read_once(&t, 32, false, &[]), vec![true, true]);
     }
 
     #[test]
@@ -245,25 +254,28 @@ mod tests {
                 (1, 0, 1, &l1),
             ],
         );
-        assert_eq!(read_once(&rmw, 128, false), vec![true, false]);
+        assert_eq!(read_once(&rmw, 128, false, &[]), vec![true, false]);
         let stored_first = trace(&kinds, &[(1, 0, 0, &l0), (0, 0, 0, &l0)]);
-        assert_eq!(read_once(&stored_first, 128, false), vec![false, false]);
+        assert_eq!(
+            read_once(&stored_first, 128, false, &[]),
+            vec![false, false]
+        );
         let other_warp = trace(&kinds, &[(0, 0, 0, &l1), (1, 1, 0, &l1)]);
-        assert_eq!(read_once(&other_warp, 128, false), vec![false, false]);
+        assert_eq!(read_once(&other_warp, 128, false, &[]), vec![false, false]);
     }
 
     #[test]
     fn unknowns_read_only_loads_and_cut_traces_are_never_read_once() {
         let w = warp(0);
         let mut t = trace(&[Kind::Load], &[(0, 0, 0, &w)]);
-        assert_eq!(read_once(&t, 128, false), vec![true]);
+        assert_eq!(read_once(&t, 128, false, &[]), vec![true]);
         t.events[0].unknown = true;
-        assert_eq!(read_once(&t, 128, false), vec![false]);
+        assert_eq!(read_once(&t, 128, false, &[]), vec![false]);
         t.events[0].unknown = false;
         t.truncated = Some("loop iterations".into());
-        assert_eq!(read_once(&t, 128, false), vec![false]);
+        assert_eq!(read_once(&t, 128, false, &[]), vec![false]);
         let ro = trace(&[Kind::ReadOnly], &[(0, 0, 0, &w)]);
-        assert_eq!(read_once(&ro, 128, false), vec![false]);
+        assert_eq!(read_once(&ro, 128, false, &[]), vec![false]);
     }
 
     #[test]
@@ -272,29 +284,29 @@ mod tests {
         // read once.
         let (w, far) = (warp(0), warp(12_800));
         let both = trace(&[Kind::Load, Kind::Load], &[(0, 0, 0, &w), (1, 0, 0, &far)]);
-        assert_eq!(read_once(&both, 128, false), vec![true, true]);
+        assert_eq!(read_once(&both, 128, false, &[]), vec![true, true]);
         // Load 1 is a gather (`level[adj[k]]`): its synthetic address says
         // nothing of which line it really reads, line 0 perhaps.
         let mut gather = trace(&[Kind::Load, Kind::Load], &[(0, 0, 0, &w), (1, 0, 0, &far)]);
         gather.events[1].unknown = true;
-        assert_eq!(read_once(&gather, 128, false), vec![false, false]);
+        assert_eq!(read_once(&gather, 128, false, &[]), vec![false, false]);
         // A bounded gather (a table lookup) whose range is lines 200..201
         // hides nothing: load 0 is read once, unless it reads that range.
         let mut table = trace(&[Kind::Load, Kind::Load], &[(0, 0, 0, &w), (1, 0, 0, &far)]);
         table.events[1].unknown = true;
         table.bounded = vec![None, Some(256)];
         table.reach = vec![None, Some((25_600, 25_856))];
-        assert_eq!(read_once(&table, 128, false), vec![true, false]);
+        assert_eq!(read_once(&table, 128, false, &[]), vec![true, false]);
         table.reach = vec![None, Some((0, 256))];
-        assert_eq!(read_once(&table, 128, false), vec![false, false]);
+        assert_eq!(read_once(&table, 128, false, &[]), vec![false, false]);
         // Instruction 1 (a store, say) never ran: where known conditions
         // say so, nothing is hidden; where an unknown guard sent every lane
         // past it, where it writes is unseen.
         let idle = trace(&[Kind::Load, Kind::Store], &[(0, 0, 0, &w)]);
-        assert_eq!(read_once(&idle, 128, false), vec![true, false]);
-        assert_eq!(read_once(&idle, 128, true), vec![false, false]);
+        assert_eq!(read_once(&idle, 128, false, &[]), vec![true, false]);
+        assert_eq!(read_once(&idle, 128, true, &[]), vec![false, false]);
         // A load no warp ran has no verdict, read once or not.
         let unrun = trace(&[Kind::Load, Kind::Load], &[(0, 0, 0, &w)]);
-        assert_eq!(read_once(&unrun, 128, false), vec![true, false]);
+        assert_eq!(read_once(&unrun, 128, false, &[]), vec![true, false]);
     }
 }

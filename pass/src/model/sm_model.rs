@@ -328,6 +328,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     // Whether the trace shows every access as it is (`model::read_once`).
     let guessed_paths = walked.guessed_paths;
     let gathers: Vec<bool> = walked.accesses.iter().map(|a| a.gather).collect();
+    let phis: Vec<bool> = walked.accesses.iter().map(|a| a.phi).collect();
     let whole = program.complete
         && !walked.guessed_trips
         && !(walked.accesses.iter()).any(|a| a.standin || a.based);
@@ -411,8 +412,53 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     // trace shows every access as it is (`whole`): a stand-in, an unknown
     // start, a guessed trip count or an access outside the trace could
     // make another access read the same lines.
+    //
+    // The trace holds one SM's first wave of blocks, but any other block
+    // of the grid may run on that SM later, while L1 still holds what the
+    // first wave read (`bias[threadIdx.x + 256 * blockIdx.x]` with a grid
+    // of 9 x 4096 blocks: the traced blocks have different blockIdx.x, the
+    // grid's blocks share each slice 4096 times). So the neighbours of the
+    // first traced block in each grid dimension are walked too, and a load
+    // is read once only if they share none of its lines either: an address
+    // that ignores a block index, or whose blocks overlap (a stencil's
+    // halo), is shared there.
     let once: Vec<bool> = if k.auto && usable && whole {
-        read_once(&trace, fill_unit(&config), guessed_paths)
+        let probe = probe_blocks(&launch.blocks, k.grid);
+        let probed = (!probe.is_empty()).then(|| {
+            walk_limited(
+                &program.program,
+                program.instructions.clone(),
+                &Launch {
+                    blocks: probe,
+                    ..launch.clone()
+                },
+                Budget {
+                    accesses: grant.spend.thread_accesses,
+                    ..DEFAULT_BUDGET
+                },
+                Limits {
+                    evaluations: grant.spend.evaluation_steps,
+                    deadline: Some(grant.deadline),
+                },
+            )
+        });
+        match probed {
+            Some(p) if p.cut.is_some() || p.trace.truncated.is_some() => Vec::new(),
+            Some(p) if p.guessed_trips || (p.accesses.iter()).any(|a| a.standin || a.based) => {
+                Vec::new()
+            }
+            probed => {
+                let guessed = guessed_paths || probed.as_ref().is_some_and(|p| p.guessed_paths);
+                let both = match probed {
+                    Some(p) => trace.followed_by(&p.trace),
+                    None => trace.clone(),
+                };
+                // Where a guessed path chose a phi's value, an address
+                // that reads a phi is a guess too.
+                let guessed_address: Vec<bool> = phis.iter().map(|&p| guessed && p).collect();
+                read_once(&both, fill_unit(&config), guessed, &guessed_address)
+            }
+        }
     } else {
         Vec::new()
     };
@@ -543,6 +589,24 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
 /// The scenarios `auto` weighs (issue 19; `decide::robust`): the nominal
 /// L1 and trace, then each open question answered the other way, one at a
 /// time. `rr` is the round-robin trace when the walk made one.
+/// The neighbours of the first of `blocks` one step along x, y and z that
+/// are in the grid (any, where the grid is not known) and not in `blocks`.
+fn probe_blocks(blocks: &[[i64; 3]], grid: Option<Dim3>) -> Vec<[i64; 3]> {
+    let Some(&first) = blocks.first() else {
+        return Vec::new();
+    };
+    let extent = grid.map(|g| [i64::from(g.x), i64::from(g.y), i64::from(g.z)]);
+    (0..3)
+        .map(|d| {
+            let mut b = first;
+            b[d] += 1;
+            b
+        })
+        .filter(|b| extent.is_none_or(|e| (0..3).all(|d| b[d] < e[d])))
+        .filter(|b| !blocks.contains(b))
+        .collect()
+}
+
 fn scenarios<'t>(
     hw: &Hardware,
     occ: &Occupancy,

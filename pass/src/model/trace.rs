@@ -141,6 +141,48 @@ impl Trace {
         self.reach.get(inst as usize).copied().flatten()
     }
 
+    /// This trace, then `other`'s events as blocks of their own (numbered
+    /// after this trace's): what the SM would see if `other`'s blocks ran
+    /// after these. The instruction table and the bounded facts are this
+    /// trace's, widened by `other`'s.
+    pub fn followed_by(&self, other: &Trace) -> Trace {
+        let mut out = self.clone();
+        for e in &other.events {
+            let moved = Event {
+                block: e.block + self.blocks,
+                ..*e
+            };
+            out.push(moved, other.lanes(e));
+        }
+        out.blocks += other.blocks;
+        // An instruction stays bounded where neither trace has an unknown
+        // of it that was not: its span the wider, its reach the union.
+        let n = self.instructions.len();
+        let unbounded = |t: &Trace, i: usize| {
+            t.bounded_reach(i as u32).is_none()
+                && (t.events.iter()).any(|e| e.inst as usize == i && e.unknown)
+        };
+        let widest = |a: Option<u64>, b: Option<u64>| a.max(b);
+        let union = |a: Option<(u64, u64)>, b: Option<(u64, u64)>| match (a, b) {
+            (Some((l, h)), Some((l2, h2))) => Some((l.min(l2), h.max(h2))),
+            (a, b) => a.or(b),
+        };
+        out.bounded = (0..n)
+            .map(|i| {
+                let keep = !unbounded(self, i) && !unbounded(other, i);
+                keep.then(|| widest(self.bounded_span(i as u32), other.bounded_span(i as u32)))
+                    .flatten()
+            })
+            .collect();
+        out.reach = (0..n)
+            .map(|i| {
+                out.bounded[i]?;
+                union(self.bounded_reach(i as u32), other.bounded_reach(i as u32))
+            })
+            .collect();
+        out
+    }
+
     /// Thread-level accesses in the trace (one per active lane per event).
     pub fn thread_accesses(&self) -> u64 {
         self.addresses.len() as u64

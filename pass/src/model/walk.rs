@@ -175,6 +175,10 @@ pub struct AccessFacts {
     /// nobody gave): where it really points is an assumption, so how it
     /// overlaps other accesses is no evidence (`model::read_once`).
     pub standin: bool,
+    /// Some address read a phi (a per-thread variable): where a guessed
+    /// path chose the value it merged (`Walked::guessed_paths`), the
+    /// address is a guess too (`model::read_once`).
+    pub phi: bool,
 }
 
 /// Limit checks between two looks at the clock.
@@ -632,6 +636,7 @@ impl Walker<'_> {
         let check = self.bases > 0 && !vars.is_empty();
         let facts = &mut self.accesses[m.inst as usize];
         facts.standin |= uses != Standins::None;
+        facts.phi |= !vars.is_empty();
         for (at, (&l, a)) in lanes.iter().zip(&low).enumerate() {
             let based = if check {
                 Based::of(vars, &w.lanes[l].bases)

@@ -400,12 +400,15 @@ fn csr_row_loop_keeps_its_stride_under_an_unknown_start() {
     assert_eq!(sectors.len(), 256);
     assert!(x.iter().all(|e| e.unknown));
     let plain = AccessFacts::default();
+    // val[j], col[j] and x[col[j]] read the loop variable j, a phi.
     let based = AccessFacts {
         based: true,
+        phi: true,
         ..plain
     };
     let gather = AccessFacts {
         gather: true,
+        phi: true,
         ..plain
     };
     assert_eq!(walked.accesses, vec![plain, plain, based, based, gather]);
