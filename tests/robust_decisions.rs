@@ -35,6 +35,13 @@ fn decisions(k: &Value) -> Vec<&str> {
         .collect()
 }
 
+/// Per load of `k`: whether the model found its data read once.
+fn read_once(k: &Value) -> Vec<bool> {
+    (k["loads"].as_array().unwrap().iter())
+        .map(|l| l["in_kernel"]["read_once"] == true)
+        .collect()
+}
+
 fn scenario<'a>(k: &'a Value, prefix: &str) -> &'a Value {
     (k["simulated"]["robust"]["scenarios"]
         .as_array()
@@ -238,11 +245,6 @@ fn data_read_once_is_bypassed_only_on_evidence() {
 fn no_load_is_read_once_where_the_trace_hides_an_access() {
     // One block of 8 warps per SM on sm_70 (80 blocks, 80 SMs), as above.
     let path = testdata("robust").join("read_once.cu");
-    let read_once = |k: &serde_json::Value| -> Vec<bool> {
-        (k["loads"].as_array().unwrap().iter())
-            .map(|l| l["in_kernel"]["read_once"] == true)
-            .collect()
-    };
     let r = json_report(&path, "sm_70", &[]);
     // gather: a[i] and idx[i] each read their warp's line once in the
     // trace, but a[idx[i]] may read any line of `a`: nothing is read once,
@@ -304,11 +306,6 @@ fn a_table_lookup_hides_only_its_range() {
     // One block of 8 warps per SM on sm_70, as above.
     let path = testdata("robust").join("read_once.cu");
     let r = json_report(&path, "sm_70", &[]);
-    let read_once = |k: &serde_json::Value| -> Vec<bool> {
-        (k["loads"].as_array().unwrap().iter())
-            .map(|l| l["in_kernel"]["read_once"] == true)
-            .collect()
-    };
     // lookup: t[b[i] & 7] may read t[0..7], one sector of `t`; a[i] and
     // b[i] read their warps' lines once and none of t's: both read once,
     // bypassed, 8 x 128 B each; t cached, one 32-byte sector (bypassed,
@@ -334,11 +331,6 @@ fn a_table_lookup_hides_only_its_range() {
 fn read_once_holds_for_other_blocks_and_known_paths_only() {
     let path = testdata("robust").join("read_once.cu");
     let r = json_report(&path, "sm_70", &[]);
-    let read_once = |k: &serde_json::Value| -> Vec<bool> {
-        (k["loads"].as_array().unwrap().iter())
-            .map(|l| l["in_kernel"]["read_once"] == true)
-            .collect()
-    };
     // rowbias<<<(2, 40), 256>>> on 80 SMs: one block, (0, 0), is traced.
     // in[y*512 + x]: block (0, 0) reads in[0..255]; its neighbours (1, 0)
     // and (0, 1), walked for the check, read in[256..511] and

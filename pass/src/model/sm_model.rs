@@ -280,19 +280,23 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         order: WarpOrder::default(),
     };
     let grant = k.grant;
-    let walked = walk_limited(
-        &program.program,
-        program.instructions.clone(),
-        &launch,
-        Budget {
-            accesses: grant.spend.thread_accesses,
-            ..DEFAULT_BUDGET
-        },
-        Limits {
-            evaluations: grant.spend.evaluation_steps,
-            deadline: Some(grant.deadline),
-        },
-    );
+    // A walk of `launch` within the grant.
+    let walk_of = |launch: &Launch| {
+        walk_limited(
+            &program.program,
+            program.instructions.clone(),
+            launch,
+            Budget {
+                accesses: grant.spend.thread_accesses,
+                ..DEFAULT_BUDGET
+            },
+            Limits {
+                evaluations: grant.spend.evaluation_steps,
+                deadline: Some(grant.deadline),
+            },
+        )
+    };
+    let walked = walk_of(&launch);
     let mut budget = Vec::new();
     let cut_model = |name: &str, limit: u64, accesses: u64| BudgetHit {
         budget: name.into(),
@@ -425,22 +429,10 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     let once: Vec<bool> = if k.auto && usable && whole {
         let probe = probe_blocks(&launch.blocks, k.grid);
         let probed = (!probe.is_empty()).then(|| {
-            walk_limited(
-                &program.program,
-                program.instructions.clone(),
-                &Launch {
-                    blocks: probe,
-                    ..launch.clone()
-                },
-                Budget {
-                    accesses: grant.spend.thread_accesses,
-                    ..DEFAULT_BUDGET
-                },
-                Limits {
-                    evaluations: grant.spend.evaluation_steps,
-                    deadline: Some(grant.deadline),
-                },
-            )
+            walk_of(&Launch {
+                blocks: probe,
+                ..launch.clone()
+            })
         });
         match probed {
             Some(p) if p.cut.is_some() || p.trace.truncated.is_some() => Vec::new(),
