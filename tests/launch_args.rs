@@ -110,3 +110,28 @@ fn the_users_value_wins_over_the_launch() {
     assert_eq!(l["traffic_off_bytes"], 4096);
     assert!(notes(l).is_empty(), "{:?}", notes(l));
 }
+
+/// A value the parameter's type cannot hold is warned about, not silently
+/// wrapped (found by an adversarial review: 2^62 for an `int` read as 0).
+#[test]
+fn a_value_the_parameter_cannot_hold_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let cu = testdata("launch_args/launch_args.cu");
+    let out = dir.path().join("a.ptx");
+    let run = |value: &str| {
+        let flag = format!("--kernel-arg=step={value}");
+        let (ok, err) = gpucc_to(&cu, "sm_70", &out, &["-S", "--cuda-device-only", &flag]);
+        assert!(ok, "{err}");
+        err
+    };
+    let err = run("4611686018427387904");
+    assert!(
+        err.contains("kernel argument 'step' = 4611686018427387904 does not fit its 32-bit integer parameter"),
+        "{err}"
+    );
+    // The largest 32-bit value read unsigned, and the smallest signed, fit.
+    for fits in ["4294967295", "-2147483648"] {
+        let err = run(fits);
+        assert!(!err.contains("does not fit"), "{fits}: {err}");
+    }
+}

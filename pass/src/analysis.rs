@@ -241,6 +241,17 @@ impl LaunchFact {
     }
 }
 
+/// Whether `value` is one a `bits`-bit integer holds, read as signed or as
+/// unsigned.
+fn fits(value: i64, bits: u32) -> bool {
+    if bits >= 64 {
+        return true;
+    }
+    let low = -(1i128 << (bits - 1));
+    let high = (1i128 << bits) - 1;
+    (low..=high).contains(&i128::from(value))
+}
+
 /// Values of one function's integer arguments, by parameter index: the
 /// user's (`kernel_args`) first; for a kernel, else the constant every host
 /// launch of it passes (`launch_args`). Also, per parameter the launches
@@ -555,8 +566,29 @@ fn module_warnings(set: &Setting, kernels: &[Kernel], warnings: &mut Vec<String>
     // An argument value no kernel can use is said, not silently dropped:
     // only integer parameters take one (pointers get stand-in bases).
     let integer = |p: &Value| p.ty().is_int();
-    for (key, _) in &set.opts.kernel_args {
+    for (key, value) in &set.opts.kernel_args {
         let params = || set.kernel_fns.iter().flat_map(|k| k.params());
+        // A value the parameter's type cannot hold is said too: the kernel
+        // could never see it, and the model would read it wrapped.
+        let given: Vec<Value> = match key {
+            ArgRef::Name(n) => params().filter(|p| p.name() == *n).collect(),
+            ArgRef::Index(i) => (set.kernel_fns.iter())
+                .filter_map(|k| k.params().get(*i as usize).copied())
+                .collect(),
+        };
+        if let Some(bits) = (given.iter().filter(|p| integer(p)))
+            .map(|p| p.ty().int_width())
+            .find(|&w| !fits(*value, w))
+        {
+            let name = match key {
+                ArgRef::Name(n) => format!("'{n}'"),
+                ArgRef::Index(i) => format!("index {i}"),
+            };
+            warnings.push(format!(
+                "kernel argument {name} = {value} does not fit its {bits}-bit integer parameter; the model \
+                 reads it wrapped to {bits} bits (give a value the parameter can hold)"
+            ));
+        }
         match key {
             ArgRef::Name(n) => {
                 let named: Vec<Value> = params().filter(|p| p.name() == *n).collect();
