@@ -5,13 +5,11 @@
 
 use std::collections::HashMap;
 
-use inkwell::context::Context as Llvm;
-use inkwell::memory_buffer::MemoryBuffer;
-
 use crate::facts::address::{Context, Folder};
-use crate::llvm::ir::{self, Opcode, Value};
+use crate::llvm::ir::{Opcode, Value};
 use crate::model::control::{program, Access};
 use crate::model::program::Program;
+use crate::model::test_ir::with_module;
 use crate::model::trace::Kind;
 
 const IR: &str = r#"
@@ -83,42 +81,37 @@ declare void @llvm.nvvm.barrier0()
 
 /// Each function's program, every global load and store in the trace.
 fn programs() -> HashMap<String, Program> {
-    let llvm = Llvm::create();
-    let buffer = MemoryBuffer::create_from_memory_range_copy(IR.as_bytes(), "control");
-    let module = llvm
-        .create_module_from_ir(buffer)
-        .expect("the test IR parses");
-    // SAFETY: `module` outlives every handle used below.
-    let m = unsafe { ir::Module::from_raw(module.as_mut_ptr()) };
-    let layout = m.data_layout();
-    let globals = HashMap::new();
-    let mut out = HashMap::new();
-    for f in m.functions().into_iter().filter(|f| !f.is_declaration()) {
-        let mut folder = Folder::with_phi_variables(Context {
-            layout: &layout,
-            is_kernel: true,
-            globals: &globals,
-            bound: Vec::new(),
-        });
-        let mut next = 0;
-        let mut memory = |inst: Value| {
-            let (kind, ptr) = match inst.opcode()? {
-                Opcode::LLVMLoad => (Kind::Load, inst.operand(0)),
-                Opcode::LLVMStore => (Kind::Store, inst.operand(1)),
-                _ => return None,
+    with_module(IR, "control", |m| {
+        let layout = m.data_layout();
+        let globals = HashMap::new();
+        let mut out = HashMap::new();
+        for f in m.functions().into_iter().filter(|f| !f.is_declaration()) {
+            let mut folder = Folder::with_phi_variables(Context {
+                layout: &layout,
+                is_kernel: true,
+                globals: &globals,
+                bound: Vec::new(),
+            });
+            let mut next = 0;
+            let mut memory = |inst: Value| {
+                let (kind, ptr) = match inst.opcode()? {
+                    Opcode::LLVMLoad => (Kind::Load, inst.operand(0)),
+                    Opcode::LLVMStore => (Kind::Store, inst.operand(1)),
+                    _ => return None,
+                };
+                next += 1;
+                Some(Access {
+                    inst: next - 1,
+                    kind,
+                    ptr,
+                    bytes: 4,
+                    merge: None,
+                })
             };
-            next += 1;
-            Some(Access {
-                inst: next - 1,
-                kind,
-                ptr,
-                bytes: 4,
-                merge: None,
-            })
-        };
-        out.insert(f.name(), program(f, &mut folder, &mut memory).0);
-    }
-    out
+            out.insert(f.name(), program(f, &mut folder, &mut memory).0);
+        }
+        out
+    })
 }
 
 /// Per node: its ops' `waits`, and its barriers.

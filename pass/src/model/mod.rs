@@ -18,6 +18,8 @@ pub mod program;
 pub mod read_once;
 pub mod schedule;
 pub mod sm_model;
+#[cfg(test)]
+mod test_ir;
 pub mod trace;
 pub mod unknowns;
 pub mod vector_loads;

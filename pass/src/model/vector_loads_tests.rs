@@ -6,15 +6,13 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use inkwell::context::Context as Llvm;
-use inkwell::memory_buffer::MemoryBuffer;
-
 use crate::facts::address::{bin, Base, BinOp, Expr, Sreg};
 use crate::facts::geometry::Dim3;
-use crate::llvm::ir::{self, Opcode};
+use crate::llvm::ir::Opcode;
 use crate::model::kernel_trace::{kernel_program, KernelProgram, Scope, TracedLoad};
 use crate::model::l1sim::{simulate, L1Config};
 use crate::model::schedule::WarpOrder;
+use crate::model::test_ir::with_module;
 use crate::model::trace::{Kind, Trace};
 use crate::model::vector_loads::{roles, Mergeable, Merged, Piece, Role};
 use crate::model::walk::{walk, Budget, Launch};
@@ -165,35 +163,30 @@ declare void @llvm.nvvm.barrier0()
 /// Each function's kernel program, every load of it decided (report entry
 /// = its ordinal among the function's loads).
 fn programs() -> HashMap<String, KernelProgram> {
-    let llvm = Llvm::create();
-    let buffer = MemoryBuffer::create_from_memory_range_copy(IR.as_bytes(), "vector_loads");
-    let module = llvm
-        .create_module_from_ir(buffer)
-        .expect("the test IR parses");
-    // SAFETY: `module` outlives every handle used below.
-    let m = unsafe { ir::Module::from_raw(module.as_mut_ptr()) };
-    let layout = m.data_layout();
-    let globals = HashMap::new();
-    let functions: Vec<_> = (m.functions().into_iter())
-        .filter(|f| !f.is_declaration())
-        .collect();
-    let mut out = HashMap::new();
-    for &f in &functions {
-        let loads: Vec<TracedLoad> = (f.blocks().into_iter())
-            .flat_map(|b| b.instructions())
-            .filter(|i| i.opcode() == Some(Opcode::LLVMLoad))
-            .enumerate()
-            .map(|(entry, load)| TracedLoad { load, entry })
+    with_module(IR, "vector_loads", |m| {
+        let layout = m.data_layout();
+        let globals = HashMap::new();
+        let functions: Vec<_> = (m.functions().into_iter())
+            .filter(|f| !f.is_declaration())
             .collect();
-        let scope = Scope {
-            layout: &layout,
-            globals: &globals,
-            kernels: &functions,
-            whole_program: false,
-        };
-        out.insert(f.name(), kernel_program(f, &loads, &scope, Vec::new()));
-    }
-    out
+        let mut out = HashMap::new();
+        for &f in &functions {
+            let loads: Vec<TracedLoad> = (f.blocks().into_iter())
+                .flat_map(|b| b.instructions())
+                .filter(|i| i.opcode() == Some(Opcode::LLVMLoad))
+                .enumerate()
+                .map(|(entry, load)| TracedLoad { load, entry })
+                .collect();
+            let scope = Scope {
+                layout: &layout,
+                globals: &globals,
+                kernels: &functions,
+                whole_program: false,
+            };
+            out.insert(f.name(), kernel_program(f, &loads, &scope, Vec::new()));
+        }
+        out
+    })
 }
 
 /// Per node: each op's (instruction, bytes per lane, waits).
