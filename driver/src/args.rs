@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Result};
 use clap::Parser;
 use gpucc_cache_pass::gpu::generation::Arch;
-use gpucc_cache_pass::options::{KernelShape, LaunchArg, Options};
+use gpucc_cache_pass::options::{KernelShape, LaunchArg, LaunchOverlap, Options};
 use gpucc_cache_pass::ReportFormat;
 
 /// gpucc-cache's own flags.
@@ -241,6 +241,9 @@ pub struct HostLaunches {
     /// Every launch's integer arguments (constant or not); the analysis
     /// takes a value only where all launches of a kernel agree.
     pub args: Vec<LaunchArg>,
+    /// Launches whose pointer arguments share an allocation or point
+    /// inside one (`host_launch::HostLaunch::overlaps`).
+    pub overlaps: Vec<LaunchOverlap>,
 }
 
 /// What an input holds.

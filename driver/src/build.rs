@@ -21,7 +21,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{anyhow, bail, Context as _, Result};
-use gpucc_cache_pass::options::{Dim3, KernelShape, LaunchArg, Options, ShapeOrigin};
+use gpucc_cache_pass::options::{
+    Dim3, KernelShape, LaunchArg, LaunchOverlap, Options, ShapeOrigin,
+};
 use gpucc_cache_pass::{Report, ReportFormat};
 
 use crate::args::{Build, BuildKind, GpuTarget, HostLaunches, InputKind, Job, Language, Output};
@@ -480,6 +482,13 @@ fn host_launches(
         // passes unknowns: one per parameter the kernel's other launches show.
         let width = of.iter().map(|l| l.args.len()).max().unwrap_or(0);
         for l in &of {
+            for why in &l.overlaps {
+                host.overlaps.push(LaunchOverlap {
+                    kernel: symbol.to_string(),
+                    line: l.at.as_ref().map_or(0, |a| a.line),
+                    why: why.clone(),
+                });
+            }
             for index in 0..width {
                 host.args.push(LaunchArg {
                     kernel: symbol.to_string(),

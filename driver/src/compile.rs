@@ -816,6 +816,7 @@ fn add_host_launches(job: &Job, opts: &mut Options) {
         opts.kernel_blocks.extend(host.blocks.iter().cloned());
         opts.kernel_grids.extend(host.grids.iter().cloned());
         opts.launch_args.extend(host.args.iter().cloned());
+        opts.launch_overlaps.extend(host.overlaps.iter().cloned());
         return;
     }
     let source = match &job.stdin {

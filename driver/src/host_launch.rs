@@ -82,6 +82,13 @@ pub struct HostLaunch {
     /// it is an integer constant at this launch (sign-extended from its
     /// width), else `None`. Empty when the argument array could not be read.
     pub args: Vec<Option<i64>>,
+    /// Pointer arguments that break what the model assumes of them
+    /// (distinct allocations, each at its start, 256-byte aligned: README,
+    /// "What it assumes"), in words: two parameters given one allocation,
+    /// or one given a place inside its allocation (`p + 3`). Only what the
+    /// host IR shows for certain: a pointer through a `phi`, a `select` or
+    /// memory the host code wrote elsewhere is not followed.
+    pub overlaps: Vec<String>,
     /// `None` when the module has no debug locations (compiled without
     /// `-gline-tables-only`).
     pub at: Option<Site>,
@@ -191,6 +198,8 @@ enum Slot {
     Const(i64),
     /// The stub's own parameter, by IR index: its value is at the stub's call.
     Param(u32),
+    /// A pointer stored into the slot: a device address the host holds.
+    Pointer(Value),
     Unknown,
 }
 
@@ -244,20 +253,26 @@ fn chevrons(
             let slots = stub_slots
                 .entry(callee)
                 .or_insert_with(|| stub_launch(callee).map_or(Vec::new(), |l| slots(l, layout)));
-            let args = slots
-                .iter()
+            let at_call: Vec<Slot> = (slots.iter())
                 .map(|s| match *s {
-                    Slot::Param(i) if i < launch.num_args() => launch.operand(i).const_int(),
-                    _ => None,
+                    Slot::Param(i) if i < launch.num_args() => {
+                        let v = launch.operand(i);
+                        match v.const_int() {
+                            Some(c) => Slot::Const(c),
+                            None if v.ty().is_pointer() => Slot::Pointer(v),
+                            None => Slot::Unknown,
+                        }
+                    }
+                    _ => Slot::Unknown,
                 })
                 .collect();
-            (kernel, args, site(launch, 0))
+            (kernel, at_call, site(launch, 0))
         } else {
             let Some(kernel) = Kernel::of_stub(&launch.operand(0).name()) else {
                 continue;
             };
             // The call's own location is in the stub; the next is the launch.
-            (kernel, constants(&slots(launch, layout)), site(launch, 1))
+            (kernel, slots(launch, layout), site(launch, 1))
         };
         found.push(HostLaunch {
             kernel,
@@ -265,7 +280,8 @@ fn chevrons(
             grid,
             block,
             shared_bytes,
-            args,
+            args: constants(&args),
+            overlaps: overlaps(&args, layout),
             at: at.or_else(|| site(push, 0)),
         });
     }
@@ -403,13 +419,15 @@ fn runtime_call(call: Value, layout: &DataLayout) -> Option<HostLaunch> {
     if !handle.is_function() {
         return None;
     }
+    let args = slots(call, layout);
     Some(HostLaunch {
         kernel: Kernel::of_stub(&handle.name())?,
         form,
         grid: dim3(call.operand(1), call.operand(2)).and_then(valid_grid),
         block: dim3(call.operand(3), call.operand(4)).and_then(valid_block),
         shared_bytes: call.operand(6).const_int().map(|b| b as u64),
-        args: constants(&slots(call, layout)),
+        args: constants(&args),
+        overlaps: overlaps(&args, layout),
         at: site(call, 0),
     })
 }
@@ -545,6 +563,9 @@ fn slot(pointer: Value, array: Value, launch: Value) -> Slot {
     let Some(value) = reaching(&stores, launch).map(|s| s.operand(0)) else {
         return Slot::Unknown;
     };
+    if value.ty().is_pointer() && allocates_type_of(pointer, value) {
+        return Slot::Pointer(value);
+    }
     if !value.ty().is_int() || !allocates_type_of(pointer, value) {
         return Slot::Unknown;
     }
@@ -555,6 +576,58 @@ fn slot(pointer: Value, array: Value, launch: Value) -> Slot {
     } else {
         Slot::Unknown
     }
+}
+
+/// Where a device pointer the host passes comes from: the allocation it
+/// was read from (the host variable `cudaMalloc` wrote, loaded; or one SSA
+/// value) and its byte offset into it (`None`: not a constant, or
+/// negative). `None` when the chain passes anything else (a `phi`, a
+/// `select`, a call).
+fn origin(mut v: Value, layout: &DataLayout) -> Option<(Value, Option<u64>)> {
+    let mut offset = Some(0u64);
+    for _ in 0..16 {
+        match v.opcode() {
+            Some(Opcode::LLVMGetElementPtr) => {
+                offset = offset
+                    .zip(byte_offset(v, layout))
+                    .and_then(|(a, b)| a.checked_add(b));
+                v = v.operand(0);
+            }
+            // The host variable that holds the device address: two loads
+            // of it in one launch give one allocation.
+            Some(Opcode::LLVMLoad) => return Some((v.operand(0), offset)),
+            Some(_) => return None,
+            None => return v.is_argument().then_some((v, offset)),
+        }
+    }
+    None
+}
+
+/// What a launch's pointer arguments break of the model's assumptions
+/// (`HostLaunch::overlaps`), in words naming the parameters by index.
+fn overlaps(slots: &[Slot], layout: &DataLayout) -> Vec<String> {
+    let pointers: Vec<(usize, Value, Option<u64>)> = (slots.iter().enumerate())
+        .filter_map(|(i, s)| match s {
+            Slot::Pointer(p) => origin(*p, layout).map(|(base, off)| (i, base, off)),
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (k, &(i, base, _)) in pointers.iter().enumerate() {
+        if let Some(&(j, ..)) = pointers[..k].iter().find(|p| p.1 == base) {
+            out.push(format!("arguments {j} and {i} point into one allocation"));
+        }
+    }
+    for &(i, _, offset) in &pointers {
+        match offset {
+            Some(0) => {}
+            Some(b) => out.push(format!("argument {i} points {b} bytes into its allocation")),
+            None => out.push(format!(
+                "argument {i} points a run-time offset into its allocation"
+            )),
+        }
+    }
+    out
 }
 
 /// Whether `alloca` allocates exactly `value`'s type. A struct the x86-64
@@ -748,6 +821,7 @@ done:
                 block: shape(8, 8, 1),
                 shared_bytes: Some(0),
                 args: vec![None, Some(42)],
+                overlaps: vec![],
                 at: at(12),
             }]
         );
@@ -783,6 +857,7 @@ done:
                 block: shape(256, 1, 1),
                 shared_bytes: Some(512),
                 args: vec![None, Some(7)],
+                overlaps: vec![],
                 at: at(14),
             }]
         );
@@ -851,6 +926,7 @@ define i32 @main(ptr %p, i32 %g) !dbg !10 {{
                     block: shape(160, 1, 1),
                     shared_bytes: Some(0),
                     args: vec![None, Some(5)],
+                    overlaps: vec![],
                     at: at(20),
                 },
                 HostLaunch {
@@ -860,6 +936,7 @@ define i32 @main(ptr %p, i32 %g) !dbg !10 {{
                     block: shape(32, 1, 1),
                     shared_bytes: Some(0),
                     args: vec![None, Some(5)],
+                    overlaps: vec![],
                     at: at(21),
                 },
             ]

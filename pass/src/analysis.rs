@@ -22,7 +22,7 @@ use crate::facts::kernels::{
 use crate::facts::memory::Memory;
 use crate::facts::traffic::{block_traffic, mean, Traffic};
 use crate::gpu::generation::{Arch, AsmOp, CacheOp};
-use crate::gpu::hardware::{Fill, Hardware};
+use crate::gpu::hardware::{Fill, GlobalLoads, Hardware};
 use crate::llvm::ir::{Module, Opcode, Value};
 use crate::model::kernel_trace::Scope;
 use crate::model::kernel_trace::TracedLoad;
@@ -851,8 +851,33 @@ impl Walk<'_> {
                 return;
             }
         };
+        // Launches that give two pointer parameters one allocation, or one
+        // a place inside it, break what every figure of the model assumes;
+        // read once, which claims that nothing else reads a load's lines,
+        // is not claimed for such a kernel.
+        let symbol = self.unit.function.name();
+        let overlaps: Vec<_> = (set.opts.launch_overlaps.iter())
+            .filter(|o| names_kernel(&symbol, &o.kernel))
+            .collect();
+        let mut lines: Vec<u32> = overlaps.iter().map(|o| o.line).collect();
+        lines.sort_unstable();
+        lines.dedup();
+        for line in lines {
+            let why: Vec<&str> = (overlaps.iter())
+                .filter(|o| o.line == line)
+                .map(|o| o.why.as_str())
+                .collect();
+            warnings.push(format!(
+                "{}: the launch at line {line} passes pointers the model cannot tell apart ({}); \
+                 it assumes distinct allocations, each 256-byte aligned, so no load of it is read \
+                 once and its figures may be off",
+                out.report.name,
+                why.join("; ")
+            ));
+        }
         let inputs = KernelInputs {
             function: self.unit.function,
+            distinct_pointers: overlaps.is_empty(),
             scope: Scope {
                 layout: &set.layout,
                 globals: &set.globals,
@@ -1143,7 +1168,41 @@ impl Walk<'_> {
                 reason: "read-only table in constant global memory, shared by all threads: kept on the cached read-only path".into(),
             };
         }
+        if policy == Policy::Auto
+            && verdict.decision == Decision::Bypass
+            && self.no_evidence_against_l1(traffic)
+        {
+            return Verdict {
+                decision: Decision::Default,
+                reason: format!(
+                    "auto without a kernel-level model: the paper's per-load rules would bypass ({}), \
+                     but on {} a cached load fetches no more sectors than a bypassed one and a wrong \
+                     bypass costs the whole reuse: left at the default (L1)",
+                    verdict.reason, self.set.arch
+                ),
+            };
+        }
         verdict
+    }
+
+    /// Whether the paper's per-load figures are no evidence against
+    /// caching: an address it cannot compute (rule 4) or a tie that fits in
+    /// L1 (rule 1), on hardware that caches plain loads in L1 by default
+    /// and fills sectors, where caching a load never fetches more than
+    /// bypassing it (issue 19, fact 4; CUDA C++ Programming Guide,
+    /// "Compute Capability 7.x", Global Memory). These are the verdicts
+    /// `auto` keeps for loads with no kernel-level model (device
+    /// functions, a budget's fallback); the paper's conservative bypass
+    /// there risks the full reuse factor on no evidence.
+    fn no_evidence_against_l1(&self, traffic: &Traffic) -> bool {
+        let hw = &self.set.hardware;
+        let sectored = hw.fill == Fill::Sectors
+            && self.set.model == crate::gpu::generation::Model::Sectored
+            && hw.global_loads == GlobalLoads::L1ByDefault;
+        let tie = traffic.analyzable
+            && traffic.on_bytes == traffic.off_bytes
+            && traffic.on_bytes <= self.set.l1_bytes;
+        sectored && (!traffic.analyzable || tie)
     }
 
     /// Why the address is unknown, or what its analysis assumed.

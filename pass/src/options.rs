@@ -152,6 +152,42 @@ fn parse_launch_arg(option: &str, s: &str) -> Result<LaunchArg, Error> {
     })
 }
 
+/// A host launch whose pointer arguments break what the model assumes of
+/// them (distinct allocations, 256-byte aligned): `overlap=NAME@LINE=WHY`,
+/// filled by the driver from the host IR (`host_launch::overlaps`). The
+/// kernel's model then claims no read-once load and the build warns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchOverlap {
+    /// The kernel's symbol (or source name), as `KernelShape::kernel`.
+    pub kernel: String,
+    pub line: u32,
+    /// What the launch passes, in words (`arguments 0 and 1 point into one
+    /// allocation`).
+    pub why: String,
+}
+
+/// Parses `NAME@LINE=WHY`.
+fn parse_launch_overlap(option: &str, s: &str) -> Result<LaunchOverlap, Error> {
+    let wrong = || {
+        bad(
+            option,
+            s,
+            "NAME@LINE=WHY (a kernel, the line of its launch, what its pointer arguments share)",
+        )
+    };
+    let (head, why) = s.split_once('=').ok_or_else(wrong)?;
+    let (kernel, line) = head.split_once('@').ok_or_else(wrong)?;
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    if kernel.is_empty() || !kernel.chars().all(ident) || why.trim().is_empty() {
+        return Err(wrong());
+    }
+    Ok(LaunchOverlap {
+        kernel: kernel.into(),
+        line: line.trim().parse().map_err(|_| wrong())?,
+        why: why.trim().into(),
+    })
+}
+
 /// A kernel's registers per thread (`registers=NAME=N`): what ptxas
 /// allocates for it, so that occupancy uses the count instead of
 /// `occupancy::ESTIMATED_REGISTERS_PER_THREAD`. The driver fills it from
@@ -213,6 +249,9 @@ pub struct Options {
     /// and parameter (`launcharg=`, filled by the driver); a `kernel_args`
     /// value wins over them.
     pub launch_args: Vec<LaunchArg>,
+    /// Host launches whose pointer arguments share an allocation or point
+    /// inside one (`overlap=`, filled by the driver).
+    pub launch_overlaps: Vec<LaunchOverlap>,
     /// Raw little-endian arrays bound to pointer arguments (`--kernel-data`,
     /// `data=NAME=FILE`), read when an address depends on a value loaded
     /// from them.
@@ -259,6 +298,7 @@ impl Default for Options {
             l1_bytes: None,
             kernel_args: Vec::new(),
             launch_args: Vec::new(),
+            launch_overlaps: Vec::new(),
             kernel_data: Vec::new(),
             sample_blocks: 1,
             report: ReportFormat::None,
@@ -501,6 +541,7 @@ impl Options {
             "l1" | "l1-size" => self.l1_bytes = Some(parse_bytes("l1", value)?),
             "arg" | "kernel-arg" => self.kernel_args.push(parse_kernel_arg("arg", value)?),
             "launcharg" => self.launch_args.push(parse_launch_arg(key, value)?),
+            "overlap" => self.launch_overlaps.push(parse_launch_overlap(key, value)?),
             "data" | "kernel-data" => self.kernel_data.push(parse_kernel_data("data", value)?),
             "sample-blocks" => {
                 // Each sampled block is evaluated in full; the cap keeps
@@ -605,6 +646,14 @@ impl Options {
             p.push(format!(
                 "launcharg={}@{}={}={value}",
                 a.kernel, a.line, a.index
+            ));
+        }
+        for o in &self.launch_overlaps {
+            p.push(format!(
+                "overlap={}@{}={}",
+                o.kernel,
+                o.line,
+                escape_param(&o.why)
             ));
         }
         for d in &self.kernel_data {
@@ -748,8 +797,31 @@ mod tests {
     }
 
     #[test]
+    fn parses_launch_overlaps() {
+        let o = Options::parse("overlap=axpy@40=argument 1 points 12 bytes into its allocation")
+            .unwrap();
+        assert_eq!(
+            o.launch_overlaps,
+            vec![LaunchOverlap {
+                kernel: "axpy".into(),
+                line: 40,
+                why: "argument 1 points 12 bytes into its allocation".into()
+            }]
+        );
+        for bad in [
+            "overlap=axpy@40",
+            "overlap=axpy=why",
+            "overlap=@3=why",
+            "overlap=k@x=why",
+        ] {
+            let e = Options::parse(bad).unwrap_err().to_string();
+            assert!(e.contains("NAME@LINE=WHY"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
     fn params_round_trip() {
-        let o = Options::parse("policy=aggressive;block=8x4x2;grid=16;block=k=16x16;grid=k@12=4x4;arg=n=5;arg=1=-2;launcharg=_Z6smoothPKfPfii@80=2=128;launcharg=k@95=0=?;launcharg=k@96=1=-0x10;sample-blocks=3;model=sectored;l1=1024;arch=sm_80;report=json;report-file=/tmp/r.json;strip-debug=1;discard-names=1;whole-program=1;lower=keys").unwrap();
+        let o = Options::parse("policy=aggressive;block=8x4x2;grid=16;block=k=16x16;grid=k@12=4x4;arg=n=5;arg=1=-2;launcharg=_Z6smoothPKfPfii@80=2=128;launcharg=k@95=0=?;launcharg=k@96=1=-0x10;overlap=k@95=arguments 0 and 2 point into one allocation;sample-blocks=3;model=sectored;l1=1024;arch=sm_80;report=json;report-file=/tmp/r.json;strip-debug=1;discard-names=1;whole-program=1;lower=keys").unwrap();
         assert_eq!(Options::parse(&o.to_params()).unwrap(), o);
     }
 

@@ -197,7 +197,9 @@ fn paper_rules(budget: &str, limit: u64, deterministic: bool) -> BudgetHit {
     BudgetHit {
         budget: budget.into(),
         limit,
-        fallback: "the paper's per-load rules (conservative); no kernel-level model".into(),
+        fallback: "the paper's per-load rules (conservative; a tie or an unknown address on an \
+                   L1-by-default sector-fill part is left at the default); no kernel-level model"
+            .into(),
         decided_by: "paper".into(),
         deterministic,
     }
@@ -218,6 +220,10 @@ pub enum NoModel {
 /// What the model needs of one kernel.
 pub struct KernelInputs<'a> {
     pub function: Value,
+    /// Whether the kernel's pointer arguments are, as far as its launches
+    /// show, distinct allocations at their start (`LaunchOverlap`): read
+    /// once needs it.
+    pub distinct_pointers: bool,
     pub scope: Scope<'a>,
     pub arch: Arch,
     /// The machine modelled: the arch's table entry or a description's.
@@ -334,6 +340,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     let gathers: Vec<bool> = walked.accesses.iter().map(|a| a.gather).collect();
     let phis: Vec<bool> = walked.accesses.iter().map(|a| a.phi).collect();
     let whole = program.complete
+        && k.distinct_pointers
         && !walked.guessed_trips
         && !(walked.accesses.iter()).any(|a| a.standin || a.based);
     let trace = walked.trace;
