@@ -144,6 +144,9 @@ struct Unit {
     block: Dim3,
     source: BlockSource,
     grid: Option<Dim3>,
+    /// A device function's geometry is a kernel's: its source name, and
+    /// whether that kernel calls it.
+    geometry_of: Option<(String, bool)>,
 }
 
 fn units(module: Module, kernels: &[Kernel], opts: &Options) -> Vec<Unit> {
@@ -157,6 +160,7 @@ fn units(module: Module, kernels: &[Kernel], opts: &Options) -> Vec<Unit> {
                 block,
                 source,
                 grid: k.grid(opts),
+                geometry_of: None,
             }
         })
         .collect();
@@ -173,18 +177,23 @@ fn units(module: Module, kernels: &[Kernel], opts: &Options) -> Vec<Unit> {
             .find_map(|c| {
                 out.iter()
                     .find(|u| u.is_kernel && u.function == c.parent_function())
-                    .map(|u| (u.block, u.source, u.grid))
+                    .map(|u| {
+                        let name = source_name(&u.function.name());
+                        (u.block, u.source, u.grid, Some((name, true)))
+                    })
             });
-        let (block, source, grid) = caller.unwrap_or_else(|| {
+        let (block, source, grid, geometry_of) = caller.unwrap_or_else(|| {
             kernels.first().map_or(
                 (
                     crate::options::DEFAULT_BLOCK,
                     BlockSource::Default,
                     opts.grid,
+                    None,
                 ),
                 |k| {
                     let (b, s) = k.block(opts);
-                    (b, s, k.grid(opts))
+                    let name = source_name(&k.function.name());
+                    (b, s, k.grid(opts), Some((name, false)))
                 },
             )
         });
@@ -194,6 +203,7 @@ fn units(module: Module, kernels: &[Kernel], opts: &Options) -> Vec<Unit> {
             block,
             source,
             grid,
+            geometry_of,
         });
     }
     out
@@ -777,7 +787,14 @@ fn analyze_unit(
             }
             .into(),
             block_dim: unit.block.as_array(),
-            block_dim_source: unit.source.name(),
+            block_dim_source: match &unit.geometry_of {
+                None => unit.source.name(),
+                Some((kernel, true)) => format!("{}, of its caller {kernel}", unit.source.name()),
+                Some((kernel, false)) => format!(
+                    "{}, of kernel {kernel}, which does not call it directly",
+                    unit.source.name()
+                ),
+            },
             sampled_blocks: walk.blocks.len() as u32,
             loads: Vec::new(),
             skipped: Vec::new(),
