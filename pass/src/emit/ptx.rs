@@ -614,6 +614,12 @@ fn match_keyless(
             .filter(|s| missing(s.key) && could_be(&s.why, s.byte_loop, shape))
             .collect();
         let doubt = !doubts.is_empty();
+        if candidates.is_empty()
+            && !doubt
+            && lanes_of_one_decision(k, shape, &missing, &loads, &mut out)
+        {
+            continue;
+        }
         if candidates.is_empty() {
             // Byte loads no decided load explains: the loop the backend made
             // of a long copy that was left alone (and nothing else could be
@@ -654,6 +660,55 @@ fn match_keyless(
         }
     }
     (out, unmatched)
+}
+
+/// A keyless vector load (`ld.global.v4.f32`) that the backend made of
+/// scalar loads it merged and then moved out of their block, dropping the
+/// location (a struct copy `Point8 p = pts[i]` read as eight `float`s,
+/// merged into two `v4` loads and sunk past a branch). Each such load is
+/// `lanes` analysed scalar loads of its element shape that have no
+/// `ld.global` of their own. When the function has at least `lanes` of them
+/// per keyless load of this shape, all with one decision, and no read the
+/// analysis left alone could be one of the lanes, the operator is right
+/// whichever of them the backend merged: each keyless load takes the key of
+/// one of them, and is recorded in `out`. `false`, changing nothing,
+/// otherwise.
+fn lanes_of_one_decision(
+    k: &crate::report::KernelReport,
+    shape: Shape,
+    missing: &dyn Fn(Option<u32>) -> bool,
+    loads: &[usize],
+    out: &mut HashMap<usize, Key>,
+) -> bool {
+    if shape.lanes < 2 {
+        return false;
+    }
+    let lane = Shape {
+        lanes: 1,
+        bytes: shape.bytes / u64::from(shape.lanes),
+        ..shape
+    };
+    let lanes: Vec<(u32, Decision)> = (k.loads.iter())
+        .filter(|r| missing(r.key) && !r.ty.starts_with("copy of"))
+        .filter(|r| {
+            let nc = r.operator.starts_with("ld.global.nc");
+            ir_shape(&r.ty, r.bytes, nc).is_some_and(|row| lane.fits(row))
+        })
+        .filter_map(|r| Some((r.key?, decision_named(&r.decision))))
+        .collect();
+    let doubt = (k.skipped.iter()).any(|s| missing(s.key) && could_be(&s.why, s.byte_loop, lane));
+    let need = loads.len() * shape.lanes as usize;
+    let Some(&(_, decision)) = lanes.first() else {
+        return false;
+    };
+    if doubt || need > lanes.len() || lanes.iter().any(|(_, d)| *d != decision) {
+        return false;
+    }
+    for (n, &i) in loads.iter().enumerate() {
+        let id = lanes[n * shape.lanes as usize].0;
+        out.insert(i, Key { id, decision });
+    }
+    true
 }
 
 /// Keys for `ld.global` that lost theirs in the backend: MachineLICM and
@@ -710,7 +765,7 @@ pub fn account(report: &mut Report, applied: &Applied) {
                     .any(|p| p.recovered && p.key.is_some_and(|k| k.id == id));
                 if moved {
                     l.notes.push(
-                        "moved by the backend, which dropped its location; matched to a keyless PTX load of the same function and shape, whose candidates all have this decision".into(),
+                        "moved by the backend, which dropped its location; matched to a keyless PTX load of the same function and shape (or a vector load of as many such loads as it has lanes), whose candidates all have this decision".into(),
                     );
                 }
             } else {
