@@ -482,10 +482,11 @@ fn host_launches(
         // passes unknowns: one per parameter the kernel's other launches show.
         let width = of.iter().map(|l| l.args.len()).max().unwrap_or(0);
         for l in &of {
-            for why in &l.overlaps {
+            for (params, why) in &l.overlaps {
                 host.overlaps.push(LaunchOverlap {
                     kernel: symbol.to_string(),
                     line: l.at.as_ref().map_or(0, |a| a.line),
+                    params: params.clone(),
                     why: why.clone(),
                 });
             }

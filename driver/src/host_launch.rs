@@ -87,8 +87,9 @@ pub struct HostLaunch {
     /// "What it assumes"), in words: two parameters given one allocation,
     /// or one given a place inside its allocation (`p + 3`). Only what the
     /// host IR shows for certain: a pointer through a `phi`, a `select` or
-    /// memory the host code wrote elsewhere is not followed.
-    pub overlaps: Vec<String>,
+    /// memory the host code wrote elsewhere is not followed. Each with the
+    /// parameter indices it concerns.
+    pub overlaps: Vec<(Vec<u32>, String)>,
     /// `None` when the module has no debug locations (compiled without
     /// `-gline-tables-only`).
     pub at: Option<Site>,
@@ -578,11 +579,13 @@ fn slot(pointer: Value, array: Value, launch: Value) -> Slot {
     }
 }
 
-/// Where a device pointer the host passes comes from: the allocation it
-/// was read from (the host variable `cudaMalloc` wrote, loaded; or one SSA
-/// value) and its byte offset into it (`None`: not a constant, or
-/// negative). `None` when the chain passes anything else (a `phi`, a
-/// `select`, a call).
+/// Where a device pointer the host passes comes from: the value it was
+/// computed from (a load of the host variable `cudaMalloc` wrote, or a
+/// parameter) and its byte offset from it (`None`: not a constant, or
+/// negative). Two arguments from one load are one allocation for certain;
+/// two loads of one variable are not, since the host may have allocated
+/// again in between (`cudaMalloc(&t)` in a loop). `None` when the chain
+/// passes anything else (a `phi`, a `select`, a call).
 fn origin(mut v: Value, layout: &DataLayout) -> Option<(Value, Option<u64>)> {
     let mut offset = Some(0u64);
     for _ in 0..16 {
@@ -593,9 +596,7 @@ fn origin(mut v: Value, layout: &DataLayout) -> Option<(Value, Option<u64>)> {
                     .and_then(|(a, b)| a.checked_add(b));
                 v = v.operand(0);
             }
-            // The host variable that holds the device address: two loads
-            // of it in one launch give one allocation.
-            Some(Opcode::LLVMLoad) => return Some((v.operand(0), offset)),
+            Some(Opcode::LLVMLoad) => return Some((v, offset)),
             Some(_) => return None,
             None => return v.is_argument().then_some((v, offset)),
         }
@@ -604,8 +605,11 @@ fn origin(mut v: Value, layout: &DataLayout) -> Option<(Value, Option<u64>)> {
 }
 
 /// What a launch's pointer arguments break of the model's assumptions
-/// (`HostLaunch::overlaps`), in words naming the parameters by index.
-fn overlaps(slots: &[Slot], layout: &DataLayout) -> Vec<String> {
+/// (`HostLaunch::overlaps`), in words naming the parameters by index: two
+/// from one allocation, or one at an offset from its allocation's start
+/// that may not keep the 256-byte alignment (an offset that is a multiple
+/// of 256, on a pointer no other parameter shares, breaks nothing).
+fn overlaps(slots: &[Slot], layout: &DataLayout) -> Vec<(Vec<u32>, String)> {
     let pointers: Vec<(usize, Value, Option<u64>)> = (slots.iter().enumerate())
         .filter_map(|(i, s)| match s {
             Slot::Pointer(p) => origin(*p, layout).map(|(base, off)| (i, base, off)),
@@ -615,17 +619,21 @@ fn overlaps(slots: &[Slot], layout: &DataLayout) -> Vec<String> {
     let mut out = Vec::new();
     for (k, &(i, base, _)) in pointers.iter().enumerate() {
         if let Some(&(j, ..)) = pointers[..k].iter().find(|p| p.1 == base) {
-            out.push(format!("arguments {j} and {i} point into one allocation"));
+            out.push((
+                vec![j as u32, i as u32],
+                format!("arguments {j} and {i} point into one allocation"),
+            ));
         }
     }
     for &(i, _, offset) in &pointers {
-        match offset {
-            Some(0) => {}
-            Some(b) => out.push(format!("argument {i} points {b} bytes into its allocation")),
-            None => out.push(format!(
-                "argument {i} points a run-time offset into its allocation"
-            )),
-        }
+        let why = match offset {
+            Some(b) if b % 256 == 0 => continue,
+            Some(b) => format!("argument {i} points {b} bytes into its allocation"),
+            None => {
+                format!("argument {i} points a run-time or negative offset into its allocation")
+            }
+        };
+        out.push((vec![i as u32], why));
     }
     out
 }

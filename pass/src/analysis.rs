@@ -871,7 +871,7 @@ impl Walk<'_> {
         // Launches that give two pointer parameters one allocation, or one
         // a place inside it, break what every figure of the model assumes;
         // read once, which claims that nothing else reads a load's lines,
-        // is not claimed for such a kernel.
+        // is not claimed for loads through those parameters.
         let symbol = self.unit.function.name();
         let overlaps: Vec<_> = (set.opts.launch_overlaps.iter())
             .filter(|o| names_kernel(&symbol, &o.kernel))
@@ -880,21 +880,29 @@ impl Walk<'_> {
         lines.sort_unstable();
         lines.dedup();
         for line in lines {
-            let why: Vec<&str> = (overlaps.iter())
+            let mut why: Vec<&str> = (overlaps.iter())
                 .filter(|o| o.line == line)
                 .map(|o| o.why.as_str())
                 .collect();
+            why.dedup();
+            let launch = match line {
+                0 => "a launch (no line: the host code has no line tables)".to_string(),
+                l => format!("the launch at line {l}"),
+            };
             warnings.push(format!(
-                "{}: the launch at line {line} passes pointers the model cannot tell apart ({}); \
-                 it assumes distinct allocations, each 256-byte aligned, so no load of it is read \
+                "{}: {launch} passes pointers the model cannot tell apart ({}); it assumes \
+                 distinct allocations, each 256-byte aligned, so no load through them is read \
                  once and its figures may be off",
                 out.report.name,
                 why.join("; ")
             ));
         }
+        let mut overlapping: Vec<u32> = overlaps.iter().flat_map(|o| o.params.clone()).collect();
+        overlapping.sort_unstable();
+        overlapping.dedup();
         let inputs = KernelInputs {
             function: self.unit.function,
-            distinct_pointers: overlaps.is_empty(),
+            overlapping_params: overlapping,
             scope: Scope {
                 layout: &set.layout,
                 globals: &set.globals,

@@ -153,29 +153,39 @@ fn parse_launch_arg(option: &str, s: &str) -> Result<LaunchArg, Error> {
 }
 
 /// A host launch whose pointer arguments break what the model assumes of
-/// them (distinct allocations, 256-byte aligned): `overlap=NAME@LINE=WHY`,
-/// filled by the driver from the host IR (`host_launch::overlaps`). The
-/// kernel's model then claims no read-once load and the build warns.
+/// them (distinct allocations, 256-byte aligned):
+/// `overlap=NAME@LINE=PARAMS=WHY`, PARAMS the parameter indices it
+/// concerns, comma-separated; filled by the driver from the host IR
+/// (`host_launch::overlaps`). The build warns, and no load through those
+/// parameters is read once.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LaunchOverlap {
     /// The kernel's symbol (or source name), as `KernelShape::kernel`.
     pub kernel: String,
+    /// 0 when the host IR has no line tables.
     pub line: u32,
+    pub params: Vec<u32>,
     /// What the launch passes, in words (`arguments 0 and 1 point into one
     /// allocation`).
     pub why: String,
 }
 
-/// Parses `NAME@LINE=WHY`.
+/// Parses `NAME@LINE=PARAMS=WHY`.
 fn parse_launch_overlap(option: &str, s: &str) -> Result<LaunchOverlap, Error> {
     let wrong = || {
         bad(
             option,
             s,
-            "NAME@LINE=WHY (a kernel, the line of its launch, what its pointer arguments share)",
+            "NAME@LINE=PARAMS=WHY (a kernel, the line of its launch, parameter indices, what \
+             they share), e.g. axpy@40=1,2=arguments 1 and 2 point into one allocation",
         )
     };
-    let (head, why) = s.split_once('=').ok_or_else(wrong)?;
+    let (head, rest) = s.split_once('=').ok_or_else(wrong)?;
+    let (params, why) = rest.split_once('=').ok_or_else(wrong)?;
+    let params = (params.split(','))
+        .map(|p| p.trim().parse::<u32>())
+        .collect::<Result<Vec<u32>, _>>()
+        .map_err(|_| wrong())?;
     let (kernel, line) = head.split_once('@').ok_or_else(wrong)?;
     let ident = |c: char| c.is_alphanumeric() || c == '_';
     if kernel.is_empty() || !kernel.chars().all(ident) || why.trim().is_empty() {
@@ -184,6 +194,7 @@ fn parse_launch_overlap(option: &str, s: &str) -> Result<LaunchOverlap, Error> {
     Ok(LaunchOverlap {
         kernel: kernel.into(),
         line: line.trim().parse().map_err(|_| wrong())?,
+        params,
         why: why.trim().into(),
     })
 }
@@ -649,10 +660,12 @@ impl Options {
             ));
         }
         for o in &self.launch_overlaps {
+            let params: Vec<String> = o.params.iter().map(u32::to_string).collect();
             p.push(format!(
-                "overlap={}@{}={}",
+                "overlap={}@{}={}={}",
                 o.kernel,
                 o.line,
+                params.join(","),
                 escape_param(&o.why)
             ));
         }
@@ -798,30 +811,33 @@ mod tests {
 
     #[test]
     fn parses_launch_overlaps() {
-        let o = Options::parse("overlap=axpy@40=argument 1 points 12 bytes into its allocation")
+        let o = Options::parse("overlap=axpy@40=1=argument 1 points 12 bytes into its allocation")
             .unwrap();
         assert_eq!(
             o.launch_overlaps,
             vec![LaunchOverlap {
                 kernel: "axpy".into(),
                 line: 40,
+                params: vec![1],
                 why: "argument 1 points 12 bytes into its allocation".into()
             }]
         );
         for bad in [
             "overlap=axpy@40",
-            "overlap=axpy=why",
-            "overlap=@3=why",
-            "overlap=k@x=why",
+            "overlap=axpy@40=why",
+            "overlap=axpy@40=1,x=why",
+            "overlap=axpy=1=why",
+            "overlap=@3=1=why",
+            "overlap=k@x=1=why",
         ] {
             let e = Options::parse(bad).unwrap_err().to_string();
-            assert!(e.contains("NAME@LINE=WHY"), "{bad}: {e}");
+            assert!(e.contains("NAME@LINE=PARAMS=WHY"), "{bad}: {e}");
         }
     }
 
     #[test]
     fn params_round_trip() {
-        let o = Options::parse("policy=aggressive;block=8x4x2;grid=16;block=k=16x16;grid=k@12=4x4;arg=n=5;arg=1=-2;launcharg=_Z6smoothPKfPfii@80=2=128;launcharg=k@95=0=?;launcharg=k@96=1=-0x10;overlap=k@95=arguments 0 and 2 point into one allocation;sample-blocks=3;model=sectored;l1=1024;arch=sm_80;report=json;report-file=/tmp/r.json;strip-debug=1;discard-names=1;whole-program=1;lower=keys").unwrap();
+        let o = Options::parse("policy=aggressive;block=8x4x2;grid=16;block=k=16x16;grid=k@12=4x4;arg=n=5;arg=1=-2;launcharg=_Z6smoothPKfPfii@80=2=128;launcharg=k@95=0=?;launcharg=k@96=1=-0x10;overlap=k@95=0,2=arguments 0 and 2 point into one allocation;sample-blocks=3;model=sectored;l1=1024;arch=sm_80;report=json;report-file=/tmp/r.json;strip-debug=1;discard-names=1;whole-program=1;lower=keys").unwrap();
         assert_eq!(Options::parse(&o.to_params()).unwrap(), o);
     }
 

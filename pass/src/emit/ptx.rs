@@ -768,7 +768,9 @@ pub fn account(report: &mut Report, applied: &Applied) {
                         "moved by the backend, which dropped its location; matched to a keyless PTX load of the same function and shape (or a vector load of as many such loads as it has lanes), whose candidates all have this decision".into(),
                     );
                 }
-            } else {
+            } else if l.decision != "default" {
+                // A load left at the default may be a generic `ld` the PTX
+                // does not count (`Rewriter::instruction`): nothing to say.
                 l.notes.push(
                     "no ld.global of its own in the PTX (merged, folded or removed by the backend)"
                         .into(),

@@ -32,7 +32,7 @@
 //! Each is reported per kernel (`KernelReport::budget`), with what the
 //! decisions rest on; only the wall-time guard depends on the machine.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -41,6 +41,7 @@ use crate::decide::kernel_model::{
 };
 use crate::decide::policy::Decision;
 use crate::decide::robust::{weigh, Assumption, Candidate, Scenario, NEAR};
+use crate::facts::address::{Base, Expr};
 use crate::facts::geometry::Dim3;
 use crate::facts::memory::Memory;
 use crate::gpu::generation::{Arch, CacheOp, Model};
@@ -53,6 +54,7 @@ use crate::model::kernel_trace::{
 };
 use crate::model::l1_config::Scenario as L1Question;
 use crate::model::l1sim::{Fill, L1Config, L1Error, Provenance};
+use crate::model::program::Program;
 use crate::model::read_once::read_once;
 use crate::model::schedule::WarpOrder;
 use crate::model::trace::{Kind, Trace};
@@ -220,10 +222,10 @@ pub enum NoModel {
 /// What the model needs of one kernel.
 pub struct KernelInputs<'a> {
     pub function: Value,
-    /// Whether the kernel's pointer arguments are, as far as its launches
-    /// show, distinct allocations at their start (`LaunchOverlap`): read
-    /// once needs it.
-    pub distinct_pointers: bool,
+    /// Pointer parameters that a launch gives one allocation with another,
+    /// or a place inside one (`LaunchOverlap`): no load through them is
+    /// read once.
+    pub overlapping_params: Vec<u32>,
     pub scope: Scope<'a>,
     pub arch: Arch,
     /// The machine modelled: the arch's table entry or a description's.
@@ -340,7 +342,6 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     let gathers: Vec<bool> = walked.accesses.iter().map(|a| a.gather).collect();
     let phis: Vec<bool> = walked.accesses.iter().map(|a| a.phi).collect();
     let whole = program.complete
-        && k.distinct_pointers
         && !walked.guessed_trips
         && !(walked.accesses.iter()).any(|a| a.standin || a.based);
     let trace = walked.trace;
@@ -454,7 +455,13 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
                 };
                 // Where a guessed path chose a phi's value, an address
                 // that reads a phi is a guess too.
-                let guessed_address: Vec<bool> = phis.iter().map(|&p| guessed && p).collect();
+                // An address through a parameter a launch shares with
+                // another (or offsets) may read lines the trace gives to
+                // another access.
+                let aliased = through_params(&program.program, &k.overlapping_params);
+                let guessed_address: Vec<bool> = (phis.iter().enumerate())
+                    .map(|(i, &p)| (guessed && p) || aliased.contains(&(i as u32)))
+                    .collect();
                 read_once(&both, fill_unit(&config), guessed, &guessed_address)
             }
         }
@@ -583,6 +590,27 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         spent,
         budget,
     })
+}
+
+/// The trace instructions whose address is based on one of `params` (by
+/// kernel parameter index).
+fn through_params(program: &Program, params: &[u32]) -> HashSet<u32> {
+    let mut out = HashSet::new();
+    if params.is_empty() {
+        return out;
+    }
+    for op in program.nodes.iter().flat_map(|n| &n.ops) {
+        let mut hit = false;
+        op.address.visit(&mut |e| {
+            if let Expr::Base(Base::Param { index, .. }) = e {
+                hit |= params.contains(&index);
+            }
+        });
+        if hit {
+            out.insert(op.inst);
+        }
+    }
+    out
 }
 
 /// The scenarios `auto` weighs (issue 19; `decide::robust`): the nominal
