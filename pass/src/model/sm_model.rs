@@ -603,7 +603,7 @@ fn through_params(program: &Program, params: &[u32]) -> HashSet<u32> {
         let mut hit = false;
         op.address.visit(&mut |e| {
             if let Expr::Base(Base::Param { index, .. }) = e {
-                hit |= params.contains(&index);
+                hit |= params.contains(index);
             }
         });
         if hit {
