@@ -87,6 +87,8 @@ int main(int argc, char **argv) {
   int *idx;
   cudaMalloc(&idx, sizeof(int) * n);
   cudaMemset(idx, 0, sizeof(int) * n);
+  int *log;
+  cudaMalloc(&log, sizeof(int) * n);
   scale<<<blocks, THREADS>>>(a, t, out);
   shifted<<<blocks, THREADS>>>(a, out, off);
   gather<<<blocks, THREADS>>>(a, idx, out);
@@ -95,13 +97,14 @@ int main(int argc, char **argv) {
   lookup<<<blocks, THREADS>>>(a, (const unsigned *)idx, t, out);
   selfref<<<blocks, THREADS>>>(a, (const unsigned *)idx, out);
   rowbias<<<dim3(W / THREADS, blocks / 2), THREADS>>>(a, t, out);
-  upwind<<<blocks, THREADS>>>(a, idx, out, idx);
+  upwind<<<blocks, THREADS>>>(a, idx, out, log);
   float first = 0.0f;
   cudaMemcpy(&first, out, sizeof(float), cudaMemcpyDeviceToHost);
   printf("%f\n", first);
   cudaFree(a);
   cudaFree(t);
   cudaFree(idx);
+  cudaFree(log);
   cudaFree(out);
   return 0;
 }
