@@ -11,16 +11,22 @@ use serde_json::Value;
 
 /// The JSON report of building `launch_args.cu` for sm_70 with `--kernel-arg=step=8`.
 fn report() -> Value {
+    build_report("launch_args.cu", &["--kernel-arg=step=8"])
+}
+
+/// The JSON report of building `testdata/launch_args/FILE` for sm_70 with
+/// `-c` (so the driver reads clang's host IR) and `extra` flags.
+fn build_report(file: &str, extra: &[&str]) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
-    let flags = [
+    let mut flags = vec![
         "-c".to_string(),
-        "--kernel-arg=step=8".to_string(),
         "--cache-report=json".to_string(),
         format!("--cache-report-file={}", json.display()),
     ];
+    flags.extend(extra.iter().map(|s| s.to_string()));
     let f: Vec<&str> = flags.iter().map(String::as_str).collect();
-    let cu = testdata("launch_args/launch_args.cu");
+    let cu = testdata(&format!("launch_args/{file}"));
     let (ok, err) = gpucc_to(&cu, "sm_70", &dir.path().join("a.o"), &f);
     assert!(ok, "{err}");
     serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
@@ -152,18 +158,7 @@ fn a_value_the_parameter_cannot_hold_is_said() {
 /// on the host): nothing is claimed of them, nothing warned.
 #[test]
 fn pointers_into_one_allocation_are_warned_of_and_never_read_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("r.json");
-    let flags = [
-        "-c".to_string(),
-        "--cache-report=json".to_string(),
-        format!("--cache-report-file={}", json.display()),
-    ];
-    let f: Vec<&str> = flags.iter().map(String::as_str).collect();
-    let cu = testdata("launch_args/aliased_launch.cu");
-    let (ok, err) = gpucc_to(&cu, "sm_70", &dir.path().join("a.o"), &f);
-    assert!(ok, "{err}");
-    let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let r = build_report("aliased_launch.cu", &[]);
     let tail =
         "it assumes distinct allocations, each 256-byte aligned, so no load through them is \
                 read once and its figures may be off";
@@ -189,7 +184,6 @@ fn pointers_into_one_allocation_are_warned_of_and_never_read_once() {
                  allocation); {tail}"
             ),
         ],
-        "{err}"
     );
     let loads = |name: &str| -> Vec<Value> {
         let kernel = (r["kernels"].as_array().unwrap().iter())
