@@ -3,8 +3,8 @@
 //! Volta+ configurations (128 KiB, sector fill: fully associative, and
 //! Accel-Sim's 4 sets in each of 2 slices) and a Fermi one (48 KiB, line
 //! fill, 4 ways). Run with `cargo bench -p gpucc-cache-pass --bench l1sim`;
-//! arguments after `--` keep only the cases whose "config pattern" name
-//! contains one of them (`-- gather`, `-- "4 sets"`).
+//! arguments after `--` keep only the cases whose "config pattern size"
+//! name contains one of them (`-- gather`, `-- "4 sets"`, `-- "gather 1 M"`).
 //!
 //! Prints thread-accesses per second, best of three runs of a reused `L1`,
 //! for a whole run ([`L1::run`]: coalescing and replay) and for a replay of
@@ -182,8 +182,11 @@ fn main() {
         let mut l1 = L1::new(config).expect("valid L1 configuration");
         let mut header = false;
         for pattern in [Pattern::Coalesced, Pattern::Strided, Pattern::Gather] {
-            let name = format!("{label} {}", pattern.name());
-            if !filters.is_empty() && !filters.iter().any(|f| name.contains(f.as_str())) {
+            let name = |accesses: u64| format!("{label} {} {} M", pattern.name(), accesses >> 20);
+            let kept = |accesses: &u64| {
+                filters.is_empty() || filters.iter().any(|f| name(*accesses).contains(f.as_str()))
+            };
+            if !sizes.iter().any(kept) {
                 continue;
             }
             if !std::mem::replace(&mut header, true) {
@@ -196,6 +199,9 @@ fn main() {
             }
             let mut base_ns = None;
             for &accesses in &sizes {
+                if !kept(&accesses) {
+                    continue;
+                }
                 let trace = build(pattern, accesses);
                 let n = trace.thread_accesses();
                 let cached = [true, false];
