@@ -201,6 +201,10 @@ enum Slot {
     Param(u32),
     /// A pointer stored into the slot: a device address the host holds.
     Pointer(Value),
+    /// The address of a pointer variable the host also hands elsewhere
+    /// (`cudaMalloc(&a)`, then `void *args[] = {&a, ...}`): its value at the
+    /// launch is unknown, but two slots of one variable pass one value.
+    Variable(Value),
     Unknown,
 }
 
@@ -558,6 +562,7 @@ fn slot(pointer: Value, array: Value, launch: Value) -> Slot {
             Some(Opcode::LLVMStore) if into_array(user.operand(1)) => {}
             Some(Opcode::LLVMLoad) => {}
             Some(Opcode::LLVMCall) if is_lifetime(user) => {}
+            _ if allocates_pointer(pointer) => return Slot::Variable(pointer),
             _ => return Slot::Unknown,
         }
     }
@@ -617,6 +622,21 @@ fn overlaps(slots: &[Slot], layout: &DataLayout) -> Vec<(Vec<u32>, String)> {
         })
         .collect();
     let mut out = Vec::new();
+    // One variable's address in two slots: one value, unknown.
+    let variables: Vec<(usize, Value)> = (slots.iter().enumerate())
+        .filter_map(|(i, s)| match s {
+            Slot::Variable(v) => Some((i, *v)),
+            _ => None,
+        })
+        .collect();
+    for (k, &(i, var)) in variables.iter().enumerate() {
+        if let Some(&(j, _)) = variables[..k].iter().find(|p| p.1 == var) {
+            out.push((
+                vec![j as u32, i as u32],
+                format!("arguments {j} and {i} point into one allocation"),
+            ));
+        }
+    }
     for (k, &(i, base, _)) in pointers.iter().enumerate() {
         if let Some(&(j, ..)) = pointers[..k].iter().find(|p| p.1 == base) {
             out.push((
@@ -636,6 +656,16 @@ fn overlaps(slots: &[Slot], layout: &DataLayout) -> Vec<(Vec<u32>, String)> {
         out.push((vec![i as u32], why));
     }
     out
+}
+
+/// Whether `alloca` allocates one pointer.
+fn allocates_pointer(alloca: Value) -> bool {
+    // SAFETY: `alloca` is an alloca instruction; the type handle it returns
+    // lives as long as the context.
+    unsafe {
+        let ty = llvm_sys::core::LLVMGetAllocatedType(alloca.raw());
+        llvm_sys::core::LLVMGetTypeKind(ty) == llvm_sys::LLVMTypeKind::LLVMPointerTypeKind
+    }
 }
 
 /// Whether `alloca` allocates exactly `value`'s type. A struct the x86-64

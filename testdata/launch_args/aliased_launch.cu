@@ -68,6 +68,9 @@ int main() {
   cudaMemcpy(d_c + 64, h, N * sizeof(float), cudaMemcpyHostToDevice);
   // Two allocations, the second 64 floats (256 bytes) in: still aligned.
   pair<<<N / THREADS, THREADS>>>(first, d_c + 64, d_out);
+  // By hand: an argument array holding one variable's address twice.
+  void *args[] = {&d_a, &d_a, &d_out};
+  cudaLaunchKernel((const void *)pair_same, dim3(N / THREADS), dim3(THREADS), args, 0, 0);
   float *src = d_b, *dst = d_out;
   for (int step = 0; step < 10; step++) {
     relax<<<N / THREADS, THREADS>>>(src, dst, N);
