@@ -3,7 +3,7 @@
 //!
 //! `cargo run --release -p gpucc-cache-grape --example candidate_one -- GRAPH K CANDIDATE SEED`
 //!
-//! CANDIDATE: expansion, hybrid, clone-graph, vertex-start, dense-greedy. Prints
+//! CANDIDATE: expansion, hybrid, frontier, clone-graph, vertex-start, dense-greedy. Prints
 //! `candidate=X mode=M cost=C seconds=S` (S: the candidate alone, without reading the graph).
 
 use std::process::ExitCode;
@@ -24,10 +24,11 @@ fn run(args: &[String]) -> Result<(), String> {
     let candidate = match candidate.as_str() {
         "expansion" => Candidate::Expansion,
         "hybrid" => Candidate::Hybrid,
+        "frontier" => Candidate::Frontier,
         "clone-graph" => Candidate::CloneGraph,
         "vertex-start" => Candidate::VertexStart,
         "dense-greedy" => Candidate::DenseGreedy,
-        other => return Err(format!("unknown candidate '{other}' (expansion, hybrid, clone-graph, vertex-start, dense-greedy)")),
+        other => return Err(format!("unknown candidate '{other}' (expansion, hybrid, frontier, clone-graph, vertex-start, dense-greedy)")),
     };
     let job = common::job(graph, k, seed)?;
     let start = Instant::now();

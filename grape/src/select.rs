@@ -12,11 +12,17 @@
 //! The candidates per mode, and why these (`bench/partition`, label `after`; `examples/candidate_one`
 //! measures one candidate alone):
 //! - sparse: the vertex start (`vertex_start`: METIS vertex + greedy cut-edge assignment + exact
-//!   rebalance, then refined) and the expansion (`expand`, no hubs), refined by C-gain (`refine`). The
-//!   vertex start wins on 2-D meshes, road-like graphs, `4elt` and most 3-D Delaunay cases; the
-//!   expansion on grids, `copter2` and 3-D Delaunay at 100 k edges, k = 256. The vertex start runs
-//!   first so that METIS's peak (its coarsened graphs: 52 MiB of 3-D Delaunay 1 M's 53) is not
-//!   stacked on a kept partition. The clone-graph partition (`two_stage`) is not run: it won on
+//!   rebalance, then refined) and the expansion (`expand`, no hubs) twice, its seeds in vertex order
+//!   and on the frontier (`expand::Seeds::Frontier`: each cluster starts where the last stopped),
+//!   each refined by C-gain (`refine`). The vertex start wins on 2-D meshes, road-like graphs,
+//!   `4elt` and most 3-D Delaunay cases; the frontier expansion on grids, `copter2` at k = 32 (8,837
+//!   against 9,123 in vertex order and 9,140 for the vertex start) and 3-D Delaunay 1 M at k = 256;
+//!   the expansion in vertex order on `copter2` and 3-D Delaunay 100 k at k = 256. An expansion
+//!   costs a tenth to a half of the vertex start's CPU time (METIS; `copter2`: 0.14 s against
+//!   0.37 s at k = 32, 3-D Delaunay 100 k: 0.04 s against 0.41 s at k = 256, process CPU seconds of
+//!   `examples/candidate_one`), so the second one adds little. The vertex start runs first so that
+//!   METIS's peak (its coarsened graphs: 52 MiB of 3-D Delaunay 1 M's 53) is not stacked on a kept
+//!   partition. The clone-graph partition (`two_stage`) is not run: it won on
 //!   `copter2` and 3-D Delaunay at k = 32 by 1–5 %, but a clone graph of 2m vertices put GRAPE at
 //!   334–393 MiB on 1 M-edge graphs, 5–13 times NE's memory;
 //! - scale-free: the expansion without hubs, HEP's hybrid (hubs apart, τ = `expand::TAU`) and four
@@ -52,6 +58,9 @@ pub enum Candidate {
     Hybrid,
     /// Expansion without hubs, its seeds in an order shuffled from the run's seed and this number.
     Restart(u8),
+    /// Expansion without hubs, each cluster seeded where the previous one stopped
+    /// (`expand::Seeds::Frontier`).
+    Frontier,
     /// The two-stage clone-graph partition (in no mode's list, for its memory: see the module note;
     /// `benches/families.rs` and `examples/candidate_one` still run it).
     CloneGraph,
@@ -70,6 +79,7 @@ impl fmt::Display for Candidate {
             Candidate::Expansion => "expansion",
             Candidate::Hybrid => "hybrid",
             Candidate::Restart(_) => "restart",
+            Candidate::Frontier => "frontier expansion",
             Candidate::CloneGraph => "clone graph",
             Candidate::VertexStart => "vertex start",
             Candidate::DenseGreedy => "dense greedy",
@@ -98,7 +108,11 @@ impl fmt::Display for Choice {
 /// The candidates GRAPE runs in `mode`.
 pub fn candidates(mode: Mode) -> &'static [Candidate] {
     match mode {
-        Mode::Sparse => &[Candidate::VertexStart, Candidate::Expansion],
+        Mode::Sparse => &[
+            Candidate::VertexStart,
+            Candidate::Expansion,
+            Candidate::Frontier,
+        ],
         Mode::ScaleFree => &[
             Candidate::Expansion,
             Candidate::Hybrid,
@@ -135,6 +149,7 @@ pub fn run_candidate(
             let hub = expand::hubs(graph, expand::TAU);
             expand_with(graph, parts, Some(&hub), Seeds::InOrder, rule)
         }
+        Candidate::Frontier => refined(expand_with(graph, parts, None, Seeds::Frontier, rule)),
         Candidate::Restart(i) => refined(expand_with(
             graph,
             parts,

@@ -162,7 +162,7 @@ fn a_star_centre_joins_every_cluster_once() {
     // of the 8 clusters and shrinks as its edges are taken (the live part of `expand`): its
     // assigned edges must not be taken twice.
     let star = Graph::new(41, (1..41).map(|v| (0, v)).collect());
-    for seeds in [Seeds::InOrder, Seeds::Shuffled(3)] {
+    for seeds in [Seeds::InOrder, Seeds::Shuffled(3), Seeds::Frontier] {
         for rule in [SeedRule::Any, SeedRule::LowDegreeFirst] {
             let p = expand_with(&star, 8, None, seeds, rule);
             assert_exactly_balanced("star", &star, &p, 8);
@@ -192,6 +192,41 @@ fn shuffled_seeds_are_exact_and_reproducible() {
     let ba = &graphs[1].1;
     let with = |seed| expand_with(ba, 8, None, Seeds::Shuffled(seed), SeedRule::Any);
     assert_ne!(with(11), with(12));
+}
+
+#[test]
+fn frontier_seeds_start_each_cluster_where_the_last_stopped() {
+    // The path 0 – 1 – … – 12 in 3 clusters of 4 edges. The first cluster, seeded at 0, takes
+    // (0,1) … (3,4) and stops with 4 on its boundary (one unassigned edge, (4,5)); the second starts
+    // there, takes (4,5) … (7,8) and leaves 8; the third takes the rest. Only 4 and 8 sit in two
+    // clusters: C = 2, the least any 3 clusters of a path can have.
+    let path = Graph::new(13, (0..12).map(|v| (v, v + 1)).collect());
+    let p = expand_with(&path, 3, None, Seeds::Frontier, SeedRule::Any);
+    assert_eq!(p.cluster, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
+    assert_eq!(cost(&path, &p.cluster), 2);
+    // Exact on graphs whose boundaries run dry mid-cluster (a disconnected pair of grids) and on
+    // a power-law graph, and reproducible.
+    let two = generate::mesh2d(10, 10, 1);
+    let pair = Graph::new(
+        2 * two.vertices,
+        two.edges
+            .iter()
+            .chain(two.edges.iter())
+            .enumerate()
+            .map(|(i, &(u, v))| {
+                let shift = if i < two.edges.len() { 0 } else { two.vertices };
+                (u + shift, v + shift)
+            })
+            .collect(),
+    );
+    let ba = generate::scale_free(1000, 4, 1);
+    for (name, g) in [("two grids", &pair), ("ba", &ba)] {
+        for k in [1, 3, 7, 16] {
+            let a = expand_with(g, k, None, Seeds::Frontier, SeedRule::Any);
+            assert_exactly_balanced(name, g, &a, k);
+            assert_eq!(a, expand_with(g, k, None, Seeds::Frontier, SeedRule::Any));
+        }
+    }
 }
 
 #[test]
