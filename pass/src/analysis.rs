@@ -943,7 +943,11 @@ impl Walk<'_> {
         if set.keep_traces {
             out.trace = Some(result.trace);
         }
-        for (entry, (model, cache)) in result.loads {
+        // In report order: a load the per-load verdict left at the default
+        // joins `decided` here, and the remarks follow that order.
+        let mut loads: Vec<_> = result.loads.into_iter().collect();
+        loads.sort_unstable_by_key(|(entry, _)| *entry);
+        for (entry, (model, cache)) in loads {
             let auto = set.opts.policy == Policy::Auto;
             if let Some(span) = model.unknown_within {
                 out.report.loads[entry].notes.push(format!(
