@@ -615,28 +615,17 @@ fn origin(mut v: Value, layout: &DataLayout) -> Option<(Value, Option<u64>)> {
 /// that may not keep the 256-byte alignment (an offset that is a multiple
 /// of 256, on a pointer no other parameter shares, breaks nothing).
 fn overlaps(slots: &[Slot], layout: &DataLayout) -> Vec<(Vec<u32>, String)> {
+    // Per pointer argument: what its value comes from, and its offset. A
+    // variable's address in a slot is that variable's value at the launch
+    // (unknown, but the same in two slots), at offset 0 from itself.
     let pointers: Vec<(usize, Value, Option<u64>)> = (slots.iter().enumerate())
         .filter_map(|(i, s)| match s {
             Slot::Pointer(p) => origin(*p, layout).map(|(base, off)| (i, base, off)),
+            Slot::Variable(v) => Some((i, *v, Some(0))),
             _ => None,
         })
         .collect();
     let mut out = Vec::new();
-    // One variable's address in two slots: one value, unknown.
-    let variables: Vec<(usize, Value)> = (slots.iter().enumerate())
-        .filter_map(|(i, s)| match s {
-            Slot::Variable(v) => Some((i, *v)),
-            _ => None,
-        })
-        .collect();
-    for (k, &(i, var)) in variables.iter().enumerate() {
-        if let Some(&(j, _)) = variables[..k].iter().find(|p| p.1 == var) {
-            out.push((
-                vec![j as u32, i as u32],
-                format!("arguments {j} and {i} point into one allocation"),
-            ));
-        }
-    }
     for (k, &(i, base, _)) in pointers.iter().enumerate() {
         if let Some(&(j, ..)) = pointers[..k].iter().find(|p| p.1 == base) {
             out.push((

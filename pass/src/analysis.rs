@@ -880,11 +880,13 @@ impl Walk<'_> {
         lines.sort_unstable();
         lines.dedup();
         for line in lines {
-            let mut why: Vec<&str> = (overlaps.iter())
-                .filter(|o| o.line == line)
-                .map(|o| o.why.as_str())
-                .collect();
-            why.dedup();
+            // Each reason once (an unrolled launch repeats them), in order.
+            let mut why: Vec<&str> = Vec::new();
+            for o in overlaps.iter().filter(|o| o.line == line) {
+                if !why.contains(&o.why.as_str()) {
+                    why.push(&o.why);
+                }
+            }
             let launch = match line {
                 0 => "a launch (no line: the host code has no line tables)".to_string(),
                 l => format!("the launch at line {l}"),

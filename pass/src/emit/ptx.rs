@@ -672,7 +672,9 @@ fn match_keyless(
 /// analysis left alone could be one of the lanes, the operator is right
 /// whichever of them the backend merged: each keyless load takes the key of
 /// one of them, and is recorded in `out`. `false`, changing nothing,
-/// otherwise.
+/// otherwise. Keyless scalar loads of the lane shape in the same function
+/// draw on the same candidates; as all have one decision, the operator
+/// stays right whichever loads the backend made of them.
 fn lanes_of_one_decision(
     k: &crate::report::KernelReport,
     shape: Shape,
@@ -1000,6 +1002,34 @@ mod tests {
             "{:?}",
             report.warnings
         );
+    }
+
+    #[test]
+    fn a_keyless_vector_load_takes_the_decision_of_its_lanes() {
+        // A struct copy read as four floats, merged into one v4 load and
+        // moved by the backend: its key is lost.
+        let ptx = ".version 8.5\n.target sm_90\n.entry k()\n{\n\tld.global.v4.f32 \t{%f1, %f2, %f3, %f4}, [%rd1];\n}\n";
+        let applied = apply(ptx, Strip::AllDebugInfo).unwrap();
+        let lane = |key| ("float", "ld.global.L1::no_allocate", "bypass", key);
+        let report = report_with(&[lane(0), lane(1), lane(2), lane(3)]);
+        let keys = recover(&report, &applied);
+        assert_eq!(keys.len(), 1, "{keys:?}");
+        assert_eq!(keys[&0].decision, Decision::Bypass);
+        // Three lanes cannot make a v4 load.
+        let report = report_with(&[lane(0), lane(1), lane(2)]);
+        assert!(recover(&report, &applied).is_empty());
+        // Lanes that disagree give no decision.
+        let report = report_with(&[
+            lane(0),
+            lane(1),
+            lane(2),
+            ("float", "ld.global", "cache", 3),
+        ]);
+        assert!(recover(&report, &applied).is_empty());
+        // Integer lanes are another access.
+        let int = |key| ("i32", "ld.global.L1::no_allocate", "bypass", key);
+        let report = report_with(&[int(0), int(1), int(2), int(3)]);
+        assert!(recover(&report, &applied).is_empty());
     }
 
     #[test]

@@ -453,11 +453,11 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
                     Some(p) => trace.followed_by(&p.trace),
                     None => trace.clone(),
                 };
-                // Where a guessed path chose a phi's value, an address
-                // that reads a phi is a guess too.
-                // An address through a parameter a launch shares with
-                // another (or offsets) may read lines the trace gives to
-                // another access.
+                // Not read once: an address reading a phi whose value a
+                // guessed path chose (a guess too), and one through a
+                // parameter a launch gives another parameter's allocation,
+                // or a place inside one (it may read lines the trace gives
+                // to another access).
                 let aliased = through_params(&program.program, &k.overlapping_params);
                 let guessed_address: Vec<bool> = (phis.iter().enumerate())
                     .map(|(i, &p)| (guessed && p) || aliased.contains(&(i as u32)))
@@ -613,9 +613,6 @@ fn through_params(program: &Program, params: &[u32]) -> HashSet<u32> {
     out
 }
 
-/// The scenarios `auto` weighs (issue 19; `decide::robust`): the nominal
-/// L1 and trace, then each open question answered the other way, one at a
-/// time. `rr` is the round-robin trace when the walk made one.
 /// The neighbours of the first of `blocks` one step along x, y and z that
 /// are in the grid (any, where the grid is not known) and not in `blocks`.
 fn probe_blocks(blocks: &[[i64; 3]], grid: Option<Dim3>) -> Vec<[i64; 3]> {
@@ -634,6 +631,9 @@ fn probe_blocks(blocks: &[[i64; 3]], grid: Option<Dim3>) -> Vec<[i64; 3]> {
         .collect()
 }
 
+/// The scenarios `auto` weighs (issue 19; `decide::robust`): the nominal
+/// L1 and trace, then each open question answered the other way, one at a
+/// time. `rr` is the round-robin trace when the walk made one.
 fn scenarios<'t>(
     hw: &Hardware,
     occ: &Occupancy,
