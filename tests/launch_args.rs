@@ -154,10 +154,12 @@ fn a_value_the_parameter_cannot_hold_is_said() {
 /// own, cannot see that: the build warns, once per launch with every
 /// reason, and claims no read-once load through those parameters; so for
 /// `pair_same` launched again by hand with `void *args[] = {&a, &a, &out}`
-/// (line 73: one variable's address in two slots, its value unknown).
+/// (line 77: one variable's address in two slots, its value unknown).
 /// `axpy(2, x, y, y)` runs in place: y's load is not read once, x's still
 /// is. `relax` is launched from a ping-pong loop whose pointers swap (a phi
-/// on the host): nothing is claimed of them, nothing warned.
+/// on the host): nothing is claimed of them, nothing warned; then by a
+/// helper in a header with each array one element before its start, which
+/// the warning places in the header's file.
 #[test]
 fn pointers_into_one_allocation_are_warned_of_and_never_read_once() {
     let r = build_report("aliased_launch.cu", &[]);
@@ -171,24 +173,30 @@ fn pointers_into_one_allocation_are_warned_of_and_never_read_once() {
         warnings,
         vec![
             format!(
-                "pair_shifted(float const*, float const*, float*): the launch at line 59 passes \
+                "pair_shifted(float const*, float const*, float*): the launch at line 63 passes \
                  pointers the model cannot tell apart (arguments 0 and 1 point into one \
                  allocation; argument 1 points 4 bytes into its allocation); {tail}"
             ),
             format!(
-                "pair_same(float const*, float const*, float*): the launch at line 60 passes \
+                "pair_same(float const*, float const*, float*): the launch at line 64 passes \
                  pointers the model cannot tell apart (arguments 0 and 1 point into one \
                  allocation); {tail}"
             ),
             format!(
-                "pair_same(float const*, float const*, float*): the launch at line 73 passes \
+                "pair_same(float const*, float const*, float*): the launch at line 77 passes \
                  pointers the model cannot tell apart (arguments 0 and 1 point into one \
                  allocation); {tail}"
             ),
             format!(
-                "axpy(float, float const*, float const*, float*): the launch at line 61 passes \
+                "axpy(float, float const*, float const*, float*): the launch at line 65 passes \
                  pointers the model cannot tell apart (arguments 2 and 3 point into one \
                  allocation); {tail}"
+            ),
+            format!(
+                "relax(float const*, float*, int): the launch at one_based_launch.cuh:6 passes \
+                 pointers the model cannot tell apart (argument 0 points 4 bytes before its \
+                 allocation's start; argument 1 points 4 bytes before its allocation's start); \
+                 {tail}"
             ),
         ],
     );

@@ -424,6 +424,18 @@ fn make_targets(flags: &[String]) -> Vec<String> {
     out
 }
 
+/// The file a launch is written in, for a warning's words, when it is not
+/// the compiled source (a header's helper launched the kernel): its file
+/// name. `None` for the source itself, or a name the pass option cannot
+/// carry (`=`).
+fn outside(at: &crate::host_launch::Site, input: &Path) -> Option<String> {
+    let name = Path::new(at.file.as_deref()?).file_name()?;
+    let name = name.to_string_lossy();
+    (Some(name.as_ref()) != input.file_name().map(|n| n.to_string_lossy()).as_deref()
+        && !name.contains('='))
+    .then(|| name.into_owned())
+}
+
 /// The block and grid shapes and the integer arguments of `input`'s
 /// launches, from clang's host IR (`host_launch`): a kernel gets a shape
 /// when every launch of it has that same constant shape; launches that
@@ -485,6 +497,7 @@ fn host_launches(
             for (params, why) in &l.overlaps {
                 host.overlaps.push(LaunchOverlap {
                     kernel: symbol.to_string(),
+                    file: l.at.as_ref().and_then(|a| outside(a, input)),
                     line: l.at.as_ref().map_or(0, |a| a.line),
                     params: params.clone(),
                     why: why.clone(),

@@ -586,18 +586,18 @@ fn slot(pointer: Value, array: Value, launch: Value) -> Slot {
 
 /// Where a device pointer the host passes comes from: the value it was
 /// computed from (a load of the host variable `cudaMalloc` wrote, or a
-/// parameter) and its byte offset from it (`None`: not a constant, or
-/// negative). Two arguments from one load are one allocation for certain;
+/// parameter) and its byte offset from it, negative below it (`None`: not
+/// a constant). Two arguments from one load are one allocation for certain;
 /// two loads of one variable are not, since the host may have allocated
 /// again in between (`cudaMalloc(&t)` in a loop). `None` when the chain
 /// passes anything else (a `phi`, a `select`, a call).
-fn origin(mut v: Value, layout: &DataLayout) -> Option<(Value, Option<u64>)> {
-    let mut offset = Some(0u64);
+fn origin(mut v: Value, layout: &DataLayout) -> Option<(Value, Option<i64>)> {
+    let mut offset = Some(0i64);
     for _ in 0..16 {
         match v.opcode() {
             Some(Opcode::LLVMGetElementPtr) => {
                 offset = offset
-                    .zip(byte_offset(v, layout))
+                    .zip(signed_byte_offset(v, layout))
                     .and_then(|(a, b)| a.checked_add(b));
                 v = v.operand(0);
             }
@@ -618,7 +618,7 @@ fn overlaps(slots: &[Slot], layout: &DataLayout) -> Vec<(Vec<u32>, String)> {
     // Per pointer argument: what its value comes from, and its offset. A
     // variable's address in a slot is that variable's value at the launch
     // (unknown, but the same in two slots), at offset 0 from itself.
-    let pointers: Vec<(usize, Value, Option<u64>)> = (slots.iter().enumerate())
+    let pointers: Vec<(usize, Value, Option<i64>)> = (slots.iter().enumerate())
         .filter_map(|(i, s)| match s {
             Slot::Pointer(p) => origin(*p, layout).map(|(base, off)| (i, base, off)),
             Slot::Variable(v) => Some((i, *v, Some(0))),
@@ -637,10 +637,12 @@ fn overlaps(slots: &[Slot], layout: &DataLayout) -> Vec<(Vec<u32>, String)> {
     for &(i, _, offset) in &pointers {
         let why = match offset {
             Some(b) if b % 256 == 0 => continue,
+            Some(b) if b < 0 => format!(
+                "argument {i} points {} bytes before its allocation's start",
+                b.unsigned_abs()
+            ),
             Some(b) => format!("argument {i} points {b} bytes into its allocation"),
-            None => {
-                format!("argument {i} points a run-time or negative offset into its allocation")
-            }
+            None => format!("argument {i} points a run-time offset into its allocation"),
         };
         out.push((vec![i as u32], why));
     }
@@ -672,24 +674,32 @@ fn allocates_type_of(alloca: Value, value: Value) -> bool {
 
 /// The constant byte offset of a GEP from its base.
 fn byte_offset(gep: Value, layout: &DataLayout) -> Option<u64> {
+    signed_byte_offset(gep, layout).and_then(|o| u64::try_from(o).ok())
+}
+
+/// A constant GEP's byte offset, negative indices included (`p - 1`);
+/// `None` when an index is not a constant or the sum overflows.
+fn signed_byte_offset(gep: Value, layout: &DataLayout) -> Option<i64> {
     let mut ty = gep.gep_source_type();
     if !ty.is_sized() {
         return None;
     }
-    let first = u64::try_from(gep.operand(1).const_int()?).ok()?;
-    let mut offset = first.checked_mul(layout.alloc_size(ty))?;
+    let size = |t| i64::try_from(layout.alloc_size(t)).ok();
+    let first = gep.operand(1).const_int()?;
+    let mut offset = first.checked_mul(size(ty)?)?;
     for i in 2..gep.num_operands() {
-        let index = u64::try_from(gep.operand(i).const_int()?).ok()?;
+        let index = gep.operand(i).const_int()?;
         match ty.kind() {
             llvm_sys::LLVMTypeKind::LLVMArrayTypeKind => {
                 ty = ty.element();
-                offset = offset.checked_add(index.checked_mul(layout.alloc_size(ty))?)?;
+                offset = offset.checked_add(index.checked_mul(size(ty)?)?)?;
             }
             llvm_sys::LLVMTypeKind::LLVMStructTypeKind => {
                 let field = u32::try_from(index)
                     .ok()
                     .filter(|&f| f < ty.struct_fields())?;
-                offset = offset.checked_add(layout.field_offset(ty, field))?;
+                let at = i64::try_from(layout.field_offset(ty, field)).ok()?;
+                offset = offset.checked_add(at)?;
                 ty = ty.struct_field(field);
             }
             _ => return None,

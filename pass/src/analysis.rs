@@ -876,20 +876,27 @@ impl Walk<'_> {
         let overlaps: Vec<_> = (set.opts.launch_overlaps.iter())
             .filter(|o| names_kernel(&symbol, &o.kernel))
             .collect();
-        let mut lines: Vec<u32> = overlaps.iter().map(|o| o.line).collect();
-        lines.sort_unstable();
-        lines.dedup();
-        for line in lines {
+        let mut sites: Vec<(Option<&str>, u32)> = overlaps
+            .iter()
+            .map(|o| (o.file.as_deref(), o.line))
+            .collect();
+        sites.sort_unstable();
+        sites.dedup();
+        for (file, line) in sites {
             // Each reason once (an unrolled launch repeats them), in order.
             let mut why: Vec<&str> = Vec::new();
-            for o in overlaps.iter().filter(|o| o.line == line) {
+            for o in overlaps
+                .iter()
+                .filter(|o| (o.file.as_deref(), o.line) == (file, line))
+            {
                 if !why.contains(&o.why.as_str()) {
                     why.push(&o.why);
                 }
             }
-            let launch = match line {
-                0 => "a launch (no line: the host code has no line tables)".to_string(),
-                l => format!("the launch at line {l}"),
+            let launch = match (file, line) {
+                (_, 0) => "a launch (no line: the host code has no line tables)".to_string(),
+                (Some(f), l) => format!("the launch at {f}:{l}"),
+                (None, l) => format!("the launch at line {l}"),
             };
             warnings.push(format!(
                 "{}: {launch} passes pointers the model cannot tell apart ({}); it assumes \

@@ -154,14 +154,18 @@ fn parse_launch_arg(option: &str, s: &str) -> Result<LaunchArg, Error> {
 
 /// A host launch whose pointer arguments break what the model assumes of
 /// them (distinct allocations, 256-byte aligned):
-/// `overlap=NAME@LINE=PARAMS=WHY`, PARAMS the parameter indices it
-/// concerns, comma-separated; filled by the driver from the host IR
+/// `overlap=NAME@[FILE:]LINE=PARAMS=WHY`, PARAMS the parameter indices it
+/// concerns, comma-separated, FILE the file of a launch outside the
+/// compiled source (a header); filled by the driver from the host IR
 /// (`host_launch::overlaps`). The build warns, and no load through those
 /// parameters is read once.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LaunchOverlap {
     /// The kernel's symbol (or source name), as `KernelShape::kernel`.
     pub kernel: String,
+    /// The file of the launch when it is not the compiled source (a
+    /// header's helper launched it); `None`: the source itself.
+    pub file: Option<String>,
     /// 0 when the host IR has no line tables.
     pub line: u32,
     pub params: Vec<u32>,
@@ -170,14 +174,14 @@ pub struct LaunchOverlap {
     pub why: String,
 }
 
-/// Parses `NAME@LINE=PARAMS=WHY`.
+/// Parses `NAME@[FILE:]LINE=PARAMS=WHY`.
 fn parse_launch_overlap(option: &str, s: &str) -> Result<LaunchOverlap, Error> {
     let wrong = || {
         bad(
             option,
             s,
-            "NAME@LINE=PARAMS=WHY (a kernel, the line of its launch, parameter indices, what \
-             they share), e.g. axpy@40=1,2=arguments 1 and 2 point into one allocation",
+            "NAME@[FILE:]LINE=PARAMS=WHY (a kernel, the line of its launch, parameter indices, \
+             what they share), e.g. axpy@40=1,2=arguments 1 and 2 point into one allocation",
         )
     };
     let (head, rest) = s.split_once('=').ok_or_else(wrong)?;
@@ -186,13 +190,19 @@ fn parse_launch_overlap(option: &str, s: &str) -> Result<LaunchOverlap, Error> {
         .map(|p| p.trim().parse::<u32>())
         .collect::<Result<Vec<u32>, _>>()
         .map_err(|_| wrong())?;
-    let (kernel, line) = head.split_once('@').ok_or_else(wrong)?;
+    let (kernel, at) = head.split_once('@').ok_or_else(wrong)?;
+    let (file, line) = match at.rsplit_once(':') {
+        Some((f, _)) if f.trim().is_empty() => return Err(wrong()),
+        Some((f, l)) => (Some(f.trim().to_string()), l),
+        None => (None, at),
+    };
     let ident = |c: char| c.is_alphanumeric() || c == '_';
     if kernel.is_empty() || !kernel.chars().all(ident) || why.trim().is_empty() {
         return Err(wrong());
     }
     Ok(LaunchOverlap {
         kernel: kernel.into(),
+        file,
         line: line.trim().parse().map_err(|_| wrong())?,
         params,
         why: why.trim().into(),
@@ -661,9 +671,11 @@ impl Options {
         }
         for o in &self.launch_overlaps {
             let params: Vec<String> = o.params.iter().map(u32::to_string).collect();
+            let file = o.file.as_ref().map_or(String::new(), |f| format!("{f}:"));
             p.push(format!(
-                "overlap={}@{}={}={}",
+                "overlap={}@{}{}={}={}",
                 o.kernel,
+                escape_param(&file),
                 o.line,
                 params.join(","),
                 escape_param(&o.why)
@@ -817,11 +829,22 @@ mod tests {
             o.launch_overlaps,
             vec![LaunchOverlap {
                 kernel: "axpy".into(),
+                file: None,
                 line: 40,
                 params: vec![1],
                 why: "argument 1 points 12 bytes into its allocation".into()
             }]
         );
+        // A launch in a header names its file.
+        let o = Options::parse(
+            "overlap=axpy@util/launch.cuh:12=0,1=arguments 0 and 1 point into one allocation",
+        )
+        .unwrap();
+        assert_eq!(
+            o.launch_overlaps[0].file.as_deref(),
+            Some("util/launch.cuh")
+        );
+        assert_eq!(o.launch_overlaps[0].line, 12);
         for bad in [
             "overlap=axpy@40",
             "overlap=axpy@40=why",
@@ -829,15 +852,17 @@ mod tests {
             "overlap=axpy=1=why",
             "overlap=@3=1=why",
             "overlap=k@x=1=why",
+            "overlap=k@:3=1=why",
+            "overlap=k@a.cuh:x=1=why",
         ] {
             let e = Options::parse(bad).unwrap_err().to_string();
-            assert!(e.contains("NAME@LINE=PARAMS=WHY"), "{bad}: {e}");
+            assert!(e.contains("NAME@[FILE:]LINE=PARAMS=WHY"), "{bad}: {e}");
         }
     }
 
     #[test]
     fn params_round_trip() {
-        let o = Options::parse("policy=aggressive;block=8x4x2;grid=16;block=k=16x16;grid=k@12=4x4;arg=n=5;arg=1=-2;launcharg=_Z6smoothPKfPfii@80=2=128;launcharg=k@95=0=?;launcharg=k@96=1=-0x10;overlap=k@95=0,2=arguments 0 and 2 point into one allocation;sample-blocks=3;model=sectored;l1=1024;arch=sm_80;report=json;report-file=/tmp/r.json;strip-debug=1;discard-names=1;whole-program=1;lower=keys").unwrap();
+        let o = Options::parse("policy=aggressive;block=8x4x2;grid=16;block=k=16x16;grid=k@12=4x4;arg=n=5;arg=1=-2;launcharg=_Z6smoothPKfPfii@80=2=128;launcharg=k@95=0=?;launcharg=k@96=1=-0x10;overlap=k@95=0,2=arguments 0 and 2 point into one allocation;overlap=k@h.cuh:7=1=argument 1 points 4 bytes before its allocation's start;sample-blocks=3;model=sectored;l1=1024;arch=sm_80;report=json;report-file=/tmp/r.json;strip-debug=1;discard-names=1;whole-program=1;lower=keys").unwrap();
         assert_eq!(Options::parse(&o.to_params()).unwrap(), o);
     }
 
