@@ -5,7 +5,8 @@
 //! documentation leaves open (the warp order, the carveout the driver picks,
 //! the effective L1 size, whether `.L1::no_allocate` loads hit lines others
 //! allocated, whether Volta+ stores allocate, the set index, whether a
-//! data-dependent gather shares lines).
+//! data-dependent gather shares lines, whether runs from loaded starts are
+//! stored one after another).
 //!
 //! Regret of an assignment in a scenario: its simulated L2→L1 bytes over
 //! the fewest bytes any candidate assignment reaches in that scenario (1.0:
@@ -68,6 +69,10 @@ pub enum Assumption {
     /// Data-dependent gathers read near their own thread's index, as on a
     /// well-ordered mesh (`model::gathers`), instead of sharing nothing.
     GathersLocal,
+    /// Runs from unknown per-lane starts (`j = row_ptr[r]`) are stored one
+    /// after another in thread order, as CSR rows are
+    /// (`model::packed_starts`), instead of sharing nothing.
+    StartsPacked,
 }
 
 impl Assumption {
@@ -86,6 +91,7 @@ impl Assumption {
             Assumption::StoresAllocate => "stores allocate in L1".into(),
             Assumption::Sets { sets } => format!("{sets} sets, linear index"),
             Assumption::GathersLocal => "gathers read near their thread's index".into(),
+            Assumption::StartsPacked => "runs from loaded starts stored one after another".into(),
         }
     }
 }

@@ -51,8 +51,90 @@ pub fn program(
         .map(|&b| node(b, &index, folder, memory, &mut issued, &mut merged))
         .collect();
     issue_points(&blocks, &issued, &mut nodes);
+    let packed_starts = packed_starts(function, folder);
     let vars = folder.variable_count();
-    (Program { nodes, vars }, merged)
+    (
+        Program {
+            nodes,
+            vars,
+            packed_starts,
+        },
+        merged,
+    )
+}
+
+/// The phi variables whose runs consecutive threads store one after
+/// another (issue 19 fact 12): a start loaded from `p[i]` (through integer
+/// casts), where consecutive threads have consecutive `i`, in a kernel that
+/// also loads `p[i + 1]`: the compressed-row form (`for (j = row_ptr[r];
+/// j < row_ptr[r + 1]; ++j)`), whose rows follow each other in memory,
+/// thread after thread, when the offsets grow (CSR's invariant). Checked on
+/// sample threads of a sample launch (a 256-thread block, blocks 0 and 1):
+/// `p[i]`'s address moves by the element's size from thread to thread, and
+/// `p[i + 1]`'s lies one element above it.
+fn packed_starts(function: Value, folder: &mut Folder) -> Vec<u32> {
+    use crate::facts::evaluate::{eval, Env};
+    use crate::options::Dim3;
+    let loads: Vec<Value> = (function.instructions())
+        .filter(|i| i.opcode() == Some(Opcode::LLVMLoad) && i.ty().is_int())
+        .collect();
+    let block = Dim3 { x: 256, y: 1, z: 1 };
+    let envs: Vec<Env> = [(0, 0), (1, 0), (5, 1), (6, 1)]
+        .iter()
+        .map(|&(t, b)| {
+            let mut env = Env::new(block, None, Default::default());
+            env.tid[0] = t;
+            env.ctaid[0] = b;
+            env
+        })
+        .collect();
+    let mut addresses: HashMap<Value, Vec<Option<i64>>> = HashMap::new();
+    let mut at = |folder: &mut Folder, load: Value| -> Vec<Option<i64>> {
+        addresses
+            .entry(load)
+            .or_insert_with(|| {
+                let e = folder.fold(load.operand(0));
+                envs.iter().map(|env| eval(&e, env)).collect()
+            })
+            .clone()
+    };
+    let mut out = Vec::new();
+    for phi in function.instructions() {
+        if phi.opcode() != Some(Opcode::LLVMPHI) || !phi.ty().is_int() {
+            continue;
+        }
+        let Some(var) = folder.phi_variable(phi) else {
+            continue;
+        };
+        let starts = phi.incoming().into_iter().filter_map(|(v, _)| {
+            let mut v = v;
+            while matches!(
+                v.opcode(),
+                Some(Opcode::LLVMSExt | Opcode::LLVMZExt | Opcode::LLVMTrunc)
+            ) {
+                v = v.operand(0);
+            }
+            (v.opcode() == Some(Opcode::LLVMLoad)).then_some(v)
+        });
+        let packed = starts.into_iter().any(|start| {
+            let size = i64::from(start.ty().int_width() / 8);
+            let s = at(folder, start);
+            let consecutive = s.iter().all(Option::is_some)
+                && s[1].zip(s[0]).is_some_and(|(b, a)| b - a == size)
+                && s[3].zip(s[2]).is_some_and(|(b, a)| b - a == size);
+            consecutive
+                && loads.iter().any(|&end| {
+                    end.ty() == start.ty()
+                        && (at(folder, end).iter().zip(&s))
+                            .all(|(e, s)| e.zip(*s).is_some_and(|(e, s)| e - s == size))
+                })
+        });
+        if packed && !out.contains(&var) {
+            out.push(var);
+        }
+    }
+    out.sort_unstable();
+    out
 }
 
 /// The trace's memory instructions that issue, in program order (the ops of

@@ -76,7 +76,87 @@ next:
   ret void
 }
 
+; CSR: thread r sums a[row[r]] .. a[row[r + 1] - 1] (clang -O3's shape:
+; the bounds loaded before the guard, the counter widened to i64).
+define void @csr(ptr addrspace(1) %row, ptr addrspace(1) %a, ptr addrspace(1) %out) {
+entry:
+  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %b = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %n = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %bn = mul i32 %b, %n
+  %r = add i32 %bn, %t
+  %r64 = sext i32 %r to i64
+  %ps = getelementptr inbounds i32, ptr addrspace(1) %row, i64 %r64
+  %start = load i32, ptr addrspace(1) %ps, align 4
+  %pe = getelementptr inbounds i32, ptr addrspace(1) %ps, i64 1
+  %end = load i32, ptr addrspace(1) %pe, align 4
+  %any = icmp slt i32 %start, %end
+  br i1 %any, label %pre, label %done
+pre:
+  %s64 = sext i32 %start to i64
+  %e64 = sext i32 %end to i64
+  br label %loop
+loop:
+  %j = phi i64 [ %s64, %pre ], [ %j1, %loop ]
+  %pa = getelementptr inbounds float, ptr addrspace(1) %a, i64 %j
+  %v = load float, ptr addrspace(1) %pa, align 4
+  store float %v, ptr addrspace(1) %out, align 4
+  %j1 = add nsw i64 %j, 1
+  %c = icmp slt i64 %j1, %e64
+  br i1 %c, label %loop, label %done
+done:
+  ret void
+}
+
+; The same loop with each thread's start at row[2r] and its end at
+; row[2r + 1] (segments of a list of pairs): consecutive threads' runs
+; are not adjacent.
+define void @pairs(ptr addrspace(1) %row, ptr addrspace(1) %a, ptr addrspace(1) %out) {
+entry:
+  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %r = shl i32 %t, 1
+  %r64 = sext i32 %r to i64
+  %ps = getelementptr inbounds i32, ptr addrspace(1) %row, i64 %r64
+  %start = load i32, ptr addrspace(1) %ps, align 4
+  %pe = getelementptr inbounds i32, ptr addrspace(1) %ps, i64 1
+  %end = load i32, ptr addrspace(1) %pe, align 4
+  br label %loop
+loop:
+  %j = phi i32 [ %start, %entry ], [ %j1, %loop ]
+  %pa = getelementptr inbounds float, ptr addrspace(1) %a, i32 %j
+  %v = load float, ptr addrspace(1) %pa, align 4
+  store float %v, ptr addrspace(1) %out, align 4
+  %j1 = add nsw i32 %j, 1
+  %c = icmp slt i32 %j1, %end
+  br i1 %c, label %loop, label %done
+done:
+  ret void
+}
+
+; A start loaded from row[r] with a bound that is no load (a count).
+define void @counted_from_loaded(ptr addrspace(1) %row, ptr addrspace(1) %a, ptr addrspace(1) %out, i32 %len) {
+entry:
+  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %ps = getelementptr inbounds i32, ptr addrspace(1) %row, i32 %t
+  %start = load i32, ptr addrspace(1) %ps, align 4
+  %end = add i32 %start, %len
+  br label %loop
+loop:
+  %j = phi i32 [ %start, %entry ], [ %j1, %loop ]
+  %pa = getelementptr inbounds float, ptr addrspace(1) %a, i32 %j
+  %v = load float, ptr addrspace(1) %pa, align 4
+  store float %v, ptr addrspace(1) %out, align 4
+  %j1 = add nsw i32 %j, 1
+  %c = icmp slt i32 %j1, %end
+  br i1 %c, label %loop, label %done
+done:
+  ret void
+}
+
 declare void @llvm.nvvm.barrier0()
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 "#;
 
 /// Each function's program, every global load and store in the trace.
@@ -163,4 +243,18 @@ fn a_use_in_the_next_block_waits_at_the_end_of_the_block() {
         points(p),
         vec![(vec![false, true], vec![]), (vec![false], vec![])]
     );
+}
+
+#[test]
+fn runs_from_row_pointers_are_packed_starts() {
+    // `csr`: its one phi (the counter j, variable 0) starts at row[r] for
+    // r = blockIdx.x * blockDim.x + threadIdx.x, and the kernel loads
+    // row[r + 1]: rows follow each other thread after thread.
+    assert_eq!(programs()["csr"].packed_starts, vec![0]);
+    // Starts at row[2r]: thread r + 1's run starts two entries on, after
+    // another thread's end, not its own.
+    assert!(programs()["pairs"].packed_starts.is_empty());
+    // A run of `len` from a loaded start: nothing says where the next
+    // thread's begins.
+    assert!(programs()["counted_from_loaded"].packed_starts.is_empty());
 }

@@ -3,7 +3,8 @@
 //! (`trace`, `walk`), the L1 simulation (`l1sim`) and its configuration from
 //! the hardware facts (`l1_config`), locality curves
 //! (`locality`), the loads whose data is read once (`read_once`), the
-//! gather scenario (`gathers`) and the
+//! gather scenario (`gathers`), the packed-starts scenario (`packed_starts`)
+//! and the
 //! per-kernel run that ties them together (`sm_model`).
 
 pub mod control;
@@ -14,6 +15,7 @@ pub mod kernel_trace;
 pub mod l1_config;
 pub mod l1sim;
 pub mod locality;
+pub mod packed_starts;
 pub mod program;
 pub mod read_once;
 pub mod schedule;

@@ -93,6 +93,9 @@ pub struct Program {
     pub nodes: Vec<Node>,
     /// Number of phi variables (`Expr::Rec(n)`, n below this).
     pub vars: u32,
+    /// The phi variables whose loaded starts consecutive threads store one
+    /// after another (`control::packed_starts`), sorted.
+    pub packed_starts: Vec<u32>,
 }
 
 /// Reverse post-order ranks and natural loops of a [`Program`].
@@ -211,6 +214,7 @@ pub fn specialised(program: &Program, env: &Env) -> Program {
     Program {
         nodes,
         vars: program.vars,
+        packed_starts: program.packed_starts.clone(),
     }
 }
 
@@ -321,6 +325,7 @@ mod tests {
                 node(Exit::Return),
             ],
             vars: 0,
+            packed_starts: Vec::new(),
         };
         let s = Shape::of(&p);
         assert_eq!(s.rank, vec![0, 1, 2, 3, 4]);

@@ -54,6 +54,7 @@ use crate::model::kernel_trace::{
 };
 use crate::model::l1_config::Scenario as L1Question;
 use crate::model::l1sim::{Fill, L1Config, L1Error, Provenance};
+use crate::model::packed_starts::{region_packed, starts_packed};
 use crate::model::program::Program;
 use crate::model::read_once::read_once;
 use crate::model::schedule::WarpOrder;
@@ -344,7 +345,17 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     let whole = program.complete
         && !walked.guessed_trips
         && !(walked.accesses.iter()).any(|a| a.standin || a.based);
-    let trace = walked.trace;
+    // Runs the code itself stores one after another (`control::
+    // packed_starts`: CSR rows) are packed in the nominal trace (fact 12);
+    // the other unknown starts keep regions of their own there, and are
+    // packed only in the scenario below.
+    let packed_bases = walked.packed_bases;
+    let scattered = packed_bases.iter().any(|&p| !p);
+    let (trace, private) = match starts_packed(&walked.trace, &|r| region_packed(&packed_bases, r))
+    {
+        Some(t) => (t, walked.trace),
+        None => (walked.trace.clone(), walked.trace),
+    };
     let l1_bytes = occ.l1_bytes_per_sm / hw.line_bytes * hw.line_bytes;
     let capacity =
         u32::try_from(l1_bytes).map_err(|_| NoModel::Error("L1 too large".to_string()))?;
@@ -400,9 +411,21 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
             )
         });
         rr_evaluations = rr.as_ref().map_or(0, |w| w.evaluations);
-        let rr = rr.filter(|w| w.cut == walked_cut).map(|w| w.trace);
+        let rr = rr.filter(|w| w.cut == walked_cut).map(|w| {
+            starts_packed(&w.trace, &|r| region_packed(&w.packed_bases, r)).unwrap_or(w.trace)
+        });
         let local = gathers_local(&trace, &gathers);
-        let scenarios = scenarios(hw, &occ, config, &trace, rr.as_ref(), local.as_ref());
+        let packed = scattered
+            .then(|| starts_packed(&private, &|_| true))
+            .flatten();
+        let scenarios = scenarios(
+            hw,
+            &occ,
+            config,
+            &trace,
+            rr.as_ref(),
+            [local.as_ref(), packed.as_ref()],
+        );
         let r = robust_choice(&scenarios, &m, [&cons, &aggr], &gathers, usable, limit)
             .map_err(|e| NoModel::Error(e.to_string()))?;
         if r.choice != m.auto {
@@ -640,7 +663,7 @@ fn scenarios<'t>(
     config: L1Config,
     trace: &'t Trace,
     rr: Option<&'t Trace>,
-    gathers_local: Option<&'t Trace>,
+    [gathers_local, starts_packed]: [Option<&'t Trace>; 2],
 ) -> Vec<Scenario<'t>> {
     let nominal = Scenario {
         assumption: Assumption::Nominal,
@@ -701,6 +724,13 @@ fn scenarios<'t>(
         out.push(Scenario {
             assumption: Assumption::GathersLocal,
             trace: local,
+            config,
+        });
+    }
+    if let Some(packed) = starts_packed {
+        out.push(Scenario {
+            assumption: Assumption::StartsPacked,
+            trace: packed,
             config,
         });
     }
@@ -786,7 +816,6 @@ fn robust_choice(
     // better than caching everything a smaller L1 can do, without which
     // the regret of caching everything there is understated
     // (`testdata/robust/l1_size.cu`'s `sweep`: 1.33 against 1.92).
-    let share = (left / 2 / 5).min(nominal.simulated_accesses);
     let base = scenarios[0].config;
     let mut pessimistic = L1Config {
         capacity_bytes: (scenarios.iter())
@@ -816,6 +845,7 @@ fn robust_choice(
                 | Assumption::LargerCarveout { .. }
                 | Assumption::EffectiveL1 { .. }
                 | Assumption::GathersLocal
+                | Assumption::StartsPacked
         ) {
             searches.push((s.assumption.name(), s.trace, s.config));
         }
@@ -827,6 +857,7 @@ fn robust_choice(
             pessimistic,
         ));
     }
+    let share = (left / 2 / searches.len().max(5) as u64).min(nominal.simulated_accesses);
     for (name, trace, config) in searches {
         let sub = SearchLimit {
             simulated_accesses: share,

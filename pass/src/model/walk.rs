@@ -159,6 +159,10 @@ pub struct Walked {
     /// Some other branch or switch could not be computed and sent lanes
     /// the way the rules above say: code they skipped may run for real.
     pub guessed_paths: bool,
+    /// Per unknown start (number - 1, its region `unknowns::based_address`
+    /// chose from it): whether consecutive threads' runs from it are stored
+    /// one after another (`Program::packed_starts`).
+    pub packed_bases: Vec<bool>,
 }
 
 /// What the walk found of one instruction's addresses (issue 19 fact 12).
@@ -262,6 +266,10 @@ struct Walker<'p> {
     loaded: Vec<bool>,
     /// Unknown starts numbered so far (0: none; the walk's fast paths).
     bases: u32,
+    /// Per start number (from 1, at index number - 1): whether its phi
+    /// variable's runs are stored one after another
+    /// (`Program::packed_starts`).
+    packed_bases: Vec<bool>,
     accesses: Vec<AccessFacts>,
     /// Buffers of the batched evaluation.
     values: Vec<Option<i64>>,
@@ -353,6 +361,7 @@ pub fn walk_limited(
             .collect(),
         loaded: loaded_addresses(program, instructions.len()),
         bases: 0,
+        packed_bases: Vec::new(),
         accesses: vec![AccessFacts::default(); instructions.len()],
         values: Vec::new(),
         low: Vec::new(),
@@ -427,6 +436,7 @@ pub fn walk_limited(
         accesses: walker.accesses,
         guessed_trips: walker.guessed_trips,
         guessed_paths: walker.guessed_paths,
+        packed_bases: walker.packed_bases,
     }
 }
 
@@ -825,6 +835,8 @@ impl Walker<'_> {
                 if v.is_none() && entry {
                     self.bases += 1;
                     base = self.bases;
+                    let packed = self.program.packed_starts.binary_search(&p.var).is_ok();
+                    self.packed_bases.push(packed);
                     *v = Some(i64::from((base - 1) % START_OFFSETS));
                 }
                 out.push(base);

@@ -128,6 +128,7 @@ fn counted(trips: i64, ops: impl FnOnce(E) -> Vec<MemOp>) -> Program {
             node(Vec::new(), Vec::new(), Exit::Return),
         ],
         vars: 1,
+        packed_starts: Vec::new(),
     }
 }
 
@@ -261,6 +262,7 @@ fn two_phases(live: i64, barrier: bool) -> Program {
             node(Vec::new(), Vec::new(), Exit::Return),
         ],
         vars: 0,
+        packed_starts: Vec::new(),
     }
 }
 
@@ -349,6 +351,7 @@ fn csr() -> Program {
             node(Vec::new(), Vec::new(), Exit::Return),
         ],
         vars: 1,
+        packed_starts: Vec::new(),
     }
 }
 
@@ -462,6 +465,7 @@ fn a_second_entry_gets_new_starts() {
             node(Vec::new(), Vec::new(), Exit::Return),
         ],
         vars: 2,
+        packed_starts: Vec::new(),
     };
     let t = walk(&p, loads(3), &launch(32, WarpOrder::default()), BUDGET);
     let val: Vec<_> = t.events.iter().filter(|e| e.inst == 2).collect();
