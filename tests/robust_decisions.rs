@@ -416,6 +416,18 @@ const GTX480: &str = "base = sm_52\nname = GTX480\nsms = 15\nline_bytes = 128\n\
                       register_partitions = 1\nshared_granularity = 1\n\
                       shared_reserved_per_block = 0\nl1_bytes = 16384\nassociativity = 4\n";
 
+/// The report of `program` built for sm_52 with the [`GTX480`] machine.
+fn gtx480_report(program: &std::path::Path) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let machine = dir.path().join("gtx480.machine");
+    std::fs::write(&machine, GTX480).unwrap();
+    json_report(
+        program,
+        "sm_52",
+        &[&format!("--machine={}", machine.display())],
+    )
+}
+
 /// Fact 13 (bytes are not time): on a line-fill part a near-tie goes to
 /// the candidate that caches the fewest loads (the paper's rule 1, which
 /// Jia et al. measured on Fermi). `testdata/sim/spmv_csr.cu` on the GTX480
@@ -427,12 +439,8 @@ const GTX480: &str = "base = sm_52\nname = GTX480\nsms = 15\nline_bytes = 128\n\
 /// same near-tie goes to cache (fact 4).
 #[test]
 fn near_ties_bypass_on_a_line_fill_part() {
-    let dir = tempfile::tempdir().unwrap();
-    let machine = dir.path().join("gtx480.machine");
-    std::fs::write(&machine, GTX480).unwrap();
-    let flag = format!("--machine={}", machine.display());
     let spmv = testdata("sim").join("spmv_csr.cu");
-    let r = json_report(&spmv, "sm_52", &[&flag]);
+    let r = gtx480_report(&spmv);
     assert_eq!(r["model"], "fermi");
     let k = kernel(&r, "spmv");
     assert!(decisions(k).iter().all(|&d| d == "bypass"), "{k:#}");
@@ -462,11 +470,7 @@ fn near_ties_bypass_on_a_line_fill_part() {
 /// (`bench/sim/disagreements.md`).
 #[test]
 fn rows_stored_one_after_another_share_lines() {
-    let dir = tempfile::tempdir().unwrap();
-    let machine = dir.path().join("gtx480.machine");
-    std::fs::write(&machine, GTX480).unwrap();
-    let flag = format!("--machine={}", machine.display());
-    let r = json_report(&testdata("sim").join("bfs.cu"), "sm_52", &[&flag]);
+    let r = gtx480_report(&testdata("sim").join("bfs.cu"));
     let k = kernel(&r, "bfs_level");
     let patterns: Vec<&str> = (k["loads"].as_array().unwrap().iter())
         .map(|l| l["pattern"].as_str().unwrap())

@@ -234,30 +234,25 @@ pub fn weigh(
     let near: Vec<usize> = (0..candidates.len())
         .filter(|&c| complete[c] && worst_of(c).0 <= least * (1.0 + NEAR))
         .collect();
-    let cached_count = |c: usize| candidates[c].cached.iter().filter(|&&x| x).count();
-    let chosen = if prefer_cache {
-        // The most caching; among those, the least regret; then the first.
-        *near
-            .iter()
-            .max_by(|&&a, &&b| {
-                cached_count(a)
-                    .cmp(&cached_count(b))
-                    .then(worst_of(b).0.total_cmp(&worst_of(a).0))
-                    .then(b.cmp(&a))
-            })
-            .unwrap_or(&0)
-    } else {
-        // The least caching; among those, the least regret; then the first.
-        *near
-            .iter()
-            .min_by(|&&a, &&b| {
-                cached_count(a)
-                    .cmp(&cached_count(b))
-                    .then(worst_of(a).0.total_cmp(&worst_of(b).0))
-                    .then(a.cmp(&b))
-            })
-            .unwrap_or(&0)
+    // The most caching (sector fill) or the least (line fill); among
+    // those, the least regret; then the first.
+    let preferred = |c: usize| {
+        let cached = candidates[c].cached.iter().filter(|&&x| x).count() as i64;
+        if prefer_cache {
+            cached
+        } else {
+            -cached
+        }
     };
+    let chosen = *near
+        .iter()
+        .max_by(|&&a, &&b| {
+            preferred(a)
+                .cmp(&preferred(b))
+                .then(worst_of(b).0.total_cmp(&worst_of(a).0))
+                .then(b.cmp(&a))
+        })
+        .unwrap_or(&0);
     let (worst, worst_scenario) = worst_of(chosen);
     Ok(Weighed {
         chosen,
