@@ -389,9 +389,26 @@ impl State<'_> {
             }
             best
         };
-        // Single moves change C by −2..=2: bucket index delta + 2.
+        // Single moves change C by −2..=2: bucket index delta + 2. `best` finds a move for e only
+        // through an endpoint that appears in a cluster below target (among the clusters it
+        // looks at): the vertices that do are marked first, in one pass over the counts in vertex
+        // order, so that the edges of over-full clusters with neither endpoint marked (most of
+        // them: a cluster's interior) cost a look at two marks instead of their endpoints' counts,
+        // read at random.
+        let leads: Vec<bool> = (0..self.graph.vertices)
+            .map(|w| {
+                self.counts
+                    .clusters_of(w)
+                    .take(CANDIDATES)
+                    .any(|c| under(self, c))
+            })
+            .collect();
         let mut buckets: [Vec<(u32, u32)>; 5] = Default::default();
         for e in 0..self.cluster.len() as u32 {
+            let (u, v) = self.graph.edges[e as usize];
+            if !leads[u as usize] && !leads[v as usize] {
+                continue;
+            }
             if over(self, self.cluster[e as usize]) {
                 if let Some((d, c)) = best(self, e) {
                     buckets[(d + 2) as usize].push((e, c));
