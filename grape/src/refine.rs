@@ -64,32 +64,61 @@ struct Entry {
 
 impl ClusterCounts {
     pub fn new(graph: &Graph, partition: &EdgePartition) -> ClusterCounts {
-        let degrees = graph.degrees();
-        let mut span = Vec::with_capacity(degrees.len());
+        ClusterCounts::with_incidence(graph, &graph.incidence(), partition)
+    }
+
+    /// `new` from the incidence the caller has: each vertex's list is written in one go from its
+    /// edges' clusters, sorted (edge by edge, every endpoint's list was searched and shifted at
+    /// random).
+    fn with_incidence(
+        graph: &Graph,
+        incidence: &Incidence,
+        partition: &EdgePartition,
+    ) -> ClusterCounts {
+        let k = partition.parts as usize;
+        let mut span = Vec::with_capacity(graph.vertices as usize);
         let mut slots = 0usize;
-        for &d in &degrees {
+        for v in 0..graph.vertices {
             span.push(Span {
                 start: slots,
                 len: 0,
             });
-            slots += (d as usize).min(partition.parts as usize);
+            slots += incidence.edges_of(v).len().min(k);
         }
-        let mut counts = ClusterCounts {
-            span,
-            entry: vec![
-                Entry {
-                    cluster: 0,
-                    count: 0
-                };
-                slots
-            ],
-        };
-        for (e, &c) in partition.cluster.iter().enumerate() {
-            for w in ends(graph, e as u32).into_iter().flatten() {
-                counts.add(w, c);
+        let mut entry = vec![
+            Entry {
+                cluster: 0,
+                count: 0
+            };
+            slots
+        ];
+        let mut clusters: Vec<u32> = Vec::new();
+        for v in 0..graph.vertices {
+            clusters.clear();
+            let mut last = None;
+            for &e in incidence.edges_of(v) {
+                // A self-loop sits twice in a row in its vertex's incidence and counts once.
+                if last != Some(e) {
+                    clusters.push(partition.cluster[e as usize]);
+                }
+                last = Some(e);
+            }
+            clusters.sort_unstable();
+            let s = &mut span[v as usize];
+            for &c in &clusters {
+                let at = s.start + s.len as usize;
+                if s.len > 0 && entry[at - 1].cluster == c {
+                    entry[at - 1].count += 1;
+                } else {
+                    entry[at] = Entry {
+                        cluster: c,
+                        count: 1,
+                    };
+                    s.len += 1;
+                }
             }
         }
-        counts
+        ClusterCounts { span, entry }
     }
 
     fn slice(&self, v: u32) -> std::ops::Range<usize> {
@@ -222,7 +251,7 @@ pub fn refine(graph: &Graph, partition: &mut EdgePartition, passes: usize) -> u6
     let mut state = State {
         graph,
         incidence: &incidence,
-        counts: ClusterCounts::new(graph, partition),
+        counts: ClusterCounts::with_incidence(graph, &incidence, partition),
         load: partition.loads().into_iter().map(|l| l as i64).collect(),
         target: (0..k).map(|c| target_load(m, k, c) as i64).collect(),
         slack: ((SLACK * m as f64 / f64::from(k)) as i64).max(1),
