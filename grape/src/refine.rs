@@ -37,29 +37,11 @@ pub const SLACK: f64 = 0.01;
 
 /// The number of edges of each vertex in each cluster (a self-loop counts once), for the pairs
 /// that occur: per vertex a list sorted by cluster, with room for min(degree, k) entries.
-///
-/// A vertex's list and where it sits are one record each ((cluster, count) pairs side by side, start
-/// and length side by side): a lookup at a vertex met at random, what `refine` does for every far
-/// endpoint, then reads two places instead of four (with separate arrays of starts, lengths, clusters
-/// and counts, those lookups were the hottest instructions of `refine` on a 3-D Delaunay mesh of
-/// 100 k edges, `perf annotate`).
 pub struct ClusterCounts {
-    span: Vec<Span>,
-    entry: Vec<Entry>,
-}
-
-/// Where a vertex's list starts in `ClusterCounts::entry`, and how long it is.
-#[derive(Clone, Copy)]
-struct Span {
-    start: usize,
-    len: u32,
-}
-
-/// One cluster of a vertex's list and how many of the vertex's edges it holds.
-#[derive(Clone, Copy)]
-struct Entry {
-    cluster: u32,
-    count: u32,
+    start: Vec<usize>,
+    len: Vec<u32>,
+    cluster: Vec<u32>,
+    count: Vec<u32>,
 }
 
 impl ClusterCounts {
@@ -75,23 +57,21 @@ impl ClusterCounts {
         incidence: &Incidence,
         partition: &EdgePartition,
     ) -> ClusterCounts {
+        let n = graph.vertices as usize;
         let k = partition.parts as usize;
-        let mut span = Vec::with_capacity(graph.vertices as usize);
-        let mut slots = 0usize;
+        let mut start = Vec::with_capacity(n + 1);
+        start.push(0usize);
         for v in 0..graph.vertices {
-            span.push(Span {
-                start: slots,
-                len: 0,
-            });
-            slots += incidence.edges_of(v).len().min(k);
+            let room = incidence.edges_of(v).len().min(k);
+            start.push(start.last().copied().unwrap_or(0) + room);
         }
-        let mut entry = vec![
-            Entry {
-                cluster: 0,
-                count: 0
-            };
-            slots
-        ];
+        let slots = start[n];
+        let mut counts = ClusterCounts {
+            start,
+            len: vec![0; n],
+            cluster: vec![0; slots],
+            count: vec![0; slots],
+        };
         let mut clusters: Vec<u32> = Vec::new();
         for v in 0..graph.vertices {
             clusters.clear();
@@ -104,66 +84,60 @@ impl ClusterCounts {
                 last = Some(e);
             }
             clusters.sort_unstable();
-            let s = &mut span[v as usize];
+            let first = counts.start[v as usize];
+            let mut len = 0usize;
             for &c in &clusters {
-                let at = s.start + s.len as usize;
-                if s.len > 0 && entry[at - 1].cluster == c {
-                    entry[at - 1].count += 1;
+                if len > 0 && counts.cluster[first + len - 1] == c {
+                    counts.count[first + len - 1] += 1;
                 } else {
-                    entry[at] = Entry {
-                        cluster: c,
-                        count: 1,
-                    };
-                    s.len += 1;
+                    counts.cluster[first + len] = c;
+                    counts.count[first + len] = 1;
+                    len += 1;
                 }
             }
+            counts.len[v as usize] = len as u32;
         }
-        ClusterCounts { span, entry }
+        counts
     }
 
     fn slice(&self, v: u32) -> std::ops::Range<usize> {
-        let s = self.span[v as usize];
-        s.start..s.start + s.len as usize
-    }
-
-    fn list(&self, v: u32) -> &[Entry] {
-        &self.entry[self.slice(v)]
+        let s = self.start[v as usize];
+        s..s + self.len[v as usize] as usize
     }
 
     /// Where c sits in v's list, or where it would go.
     fn find(&self, v: u32, c: u32) -> Result<usize, usize> {
         let r = self.slice(v);
-        self.entry[r.clone()]
-            .binary_search_by_key(&c, |x| x.cluster)
+        self.cluster[r.clone()]
+            .binary_search(&c)
             .map(|i| r.start + i)
             .map_err(|i| r.start + i)
     }
 
     pub fn count(&self, v: u32, c: u32) -> u32 {
-        self.find(v, c).map_or(0, |i| self.entry[i].count)
+        self.find(v, c).map_or(0, |i| self.count[i])
     }
 
     /// The number of clusters v appears in.
     pub fn spread(&self, v: u32) -> u32 {
-        self.span[v as usize].len
+        self.len[v as usize]
     }
 
     /// One more edge of v in c; true when v was not in c before.
     fn add(&mut self, v: u32, c: u32) -> bool {
         match self.find(v, c) {
             Ok(i) => {
-                self.entry[i].count += 1;
+                self.count[i] += 1;
                 false
             }
             Err(i) => {
                 let end = self.slice(v).end;
                 // Room exists: v has at most min(degree, k) distinct clusters.
-                self.entry.copy_within(i..end, i + 1);
-                self.entry[i] = Entry {
-                    cluster: c,
-                    count: 1,
-                };
-                self.span[v as usize].len += 1;
+                self.cluster.copy_within(i..end, i + 1);
+                self.count.copy_within(i..end, i + 1);
+                self.cluster[i] = c;
+                self.count[i] = 1;
+                self.len[v as usize] += 1;
                 true
             }
         }
@@ -175,13 +149,14 @@ impl ClusterCounts {
             debug_assert!(false, "vertex {v} has no edge in cluster {c}");
             return false;
         };
-        self.entry[i].count -= 1;
-        if self.entry[i].count > 0 {
+        self.count[i] -= 1;
+        if self.count[i] > 0 {
             return false;
         }
         let end = self.slice(v).end;
-        self.entry.copy_within(i + 1..end, i);
-        self.span[v as usize].len -= 1;
+        self.cluster.copy_within(i + 1..end, i);
+        self.count.copy_within(i + 1..end, i);
+        self.len[v as usize] -= 1;
         true
     }
 
@@ -222,13 +197,12 @@ impl ClusterCounts {
     }
 
     /// The clusters v appears in, ascending.
-    pub fn clusters_of(&self, v: u32) -> impl ExactSizeIterator<Item = u32> + '_ {
-        self.list(v).iter().map(|x| x.cluster)
+    pub fn clusters_of(&self, v: u32) -> &[u32] {
+        &self.cluster[self.slice(v)]
     }
 
-    /// (edges, cluster) for each cluster v appears in, ascending by cluster.
-    fn counts_of(&self, v: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
-        self.list(v).iter().map(|x| (x.count, x.cluster))
+    fn counts_of(&self, v: u32) -> &[u32] {
+        &self.count[self.slice(v)]
     }
 }
 
@@ -311,7 +285,13 @@ impl State<'_> {
             groups.sort_unstable();
             groups.dedup();
             destinations.clear();
-            destinations.extend(self.counts.counts_of(v));
+            destinations.extend(
+                self.counts
+                    .clusters_of(v)
+                    .iter()
+                    .zip(self.counts.counts_of(v))
+                    .map(|(&c, &n)| (n, c)),
+            );
             destinations.sort_unstable_by(|a, b| b.cmp(a));
             destinations.truncate(DESTINATIONS);
             let mut at = 0;
@@ -407,7 +387,7 @@ impl State<'_> {
             let from = s.cluster[e as usize];
             let mut best: Option<(i64, u32)> = None;
             for w in ends(s.graph, e).into_iter().flatten() {
-                for c in s.counts.clusters_of(w).take(CANDIDATES) {
+                for &c in s.counts.clusters_of(w).iter().take(CANDIDATES) {
                     if c != from && under(s, c) {
                         let d = s.counts.move_delta(s.graph, e, from, c);
                         if best.is_none_or(|(b, _)| d < b) {
@@ -428,8 +408,9 @@ impl State<'_> {
             .map(|w| {
                 self.counts
                     .clusters_of(w)
+                    .iter()
                     .take(CANDIDATES)
-                    .any(|c| under(self, c))
+                    .any(|&c| under(self, c))
             })
             .collect();
         let mut buckets: [Vec<(u32, u32)>; 5] = Default::default();

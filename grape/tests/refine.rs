@@ -131,7 +131,7 @@ fn cluster_counts_count_each_edge_once_per_endpoint() {
     );
     let spread: Vec<u32> = (0..4).map(|v| counts.spread(v)).collect();
     assert_eq!(spread, vec![2, 1, 2, 0]);
-    assert_eq!(counts.clusters_of(0).collect::<Vec<_>>(), vec![0, 2]);
+    assert_eq!(counts.clusters_of(0), &[0, 2]);
 }
 
 #[test]
