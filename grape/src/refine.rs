@@ -275,15 +275,6 @@ impl State<'_> {
             if self.counts.spread(v) < 2 {
                 continue;
             }
-            groups.clear();
-            groups.extend(
-                self.incidence
-                    .edges_of(v)
-                    .iter()
-                    .map(|&e| (self.cluster[e as usize], e)),
-            );
-            groups.sort_unstable();
-            groups.dedup();
             destinations.clear();
             destinations.extend(
                 self.counts
@@ -294,6 +285,21 @@ impl State<'_> {
             );
             destinations.sort_unstable_by(|a, b| b.cmp(a));
             destinations.truncate(DESTINATIONS);
+            // v's group in cluster a holds its count there, so whether any group could leave its
+            // cluster for a destination with room is known from the counts and the loads alone,
+            // before v's edges are read: where none could, the loop below would try nothing.
+            if !self.movable(v, &destinations) {
+                continue;
+            }
+            groups.clear();
+            groups.extend(
+                self.incidence
+                    .edges_of(v)
+                    .iter()
+                    .map(|&e| (self.cluster[e as usize], e)),
+            );
+            groups.sort_unstable();
+            groups.dedup();
             let mut at = 0;
             while at < groups.len() {
                 let a = groups[at].0;
@@ -333,6 +339,20 @@ impl State<'_> {
             }
         }
         delta
+    }
+
+    /// Whether some group of v (its edges in one cluster a) may leave a and join one of
+    /// `destinations` under the loads' slack: the two load tests of `group_moves`, with the group's
+    /// size read from the counts.
+    fn movable(&self, v: u32, destinations: &[(u32, u32)]) -> bool {
+        let clusters = self.counts.clusters_of(v).iter();
+        clusters.zip(self.counts.counts_of(v)).any(|(&a, &n)| {
+            let size = i64::from(n);
+            self.load[a as usize] - size >= self.target[a as usize] - self.slack
+                && destinations.iter().any(|&(_, b)| {
+                    b != a && self.load[b as usize] + size <= self.target[b as usize] + self.slack
+                })
+        })
     }
 
     /// The change in C when v's edges `group` (all of v's edges in cluster a, as (a, e) pairs)
