@@ -421,9 +421,9 @@ impl State<'_> {
         // Single moves change C by −2..=2: bucket index delta + 2. `best` finds a move for e only
         // through an endpoint that appears in a cluster below target (among the clusters it
         // looks at): the vertices that do are marked first, in one pass over the counts in vertex
-        // order, so that the edges of over-full clusters with neither endpoint marked (most of
-        // them: a cluster's interior) cost a look at two marks instead of their endpoints' counts,
-        // read at random.
+        // order, so that the edges of over-full clusters with neither endpoint marked (a
+        // cluster's interior) cost a look at two marks instead of their endpoints' counts, read at
+        // random.
         let leads: Vec<bool> = (0..self.graph.vertices)
             .map(|w| {
                 self.counts
