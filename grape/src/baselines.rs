@@ -270,16 +270,33 @@ pub fn rebalance_exact(graph: &Graph, partition: &mut EdgePartition, target: &[u
     let cluster = &mut partition.cluster;
     let mut mark = vec![NONE; parts];
 
-    let mut heap: BinaryHeap<(i32, Reverse<u32>, u32)> = BinaryHeap::new();
-    for (e, &c) in cluster.iter().enumerate() {
-        if load[c as usize] > target[c as usize] {
+    // Built in one go (linear) rather than pushed one by one: entries differ in their edge or are
+    // equal, so the order of the pops, and so the moves, does not depend on how the heap was built.
+    let mut heap: BinaryHeap<(i32, Reverse<u32>, u32)> = cluster
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| load[c as usize] > target[c as usize])
+        .map(|(e, &c)| {
             let (gain, to) = best_move(graph, &seen, &load, target, c, e as u32, &mut mark);
-            heap.push((gain, Reverse(e as u32), to));
-        }
-    }
+            (gain, Reverse(e as u32), to)
+        })
+        .collect::<Vec<_>>()
+        .into();
+    // Every move takes one edge off the total excess; once it is 0 every entry left in the heap
+    // would be skipped (its cluster no longer over-full), so the loop stops there instead of popping
+    // them all (after a vertex partition, every edge of an over-full cluster has an entry; popping
+    // the rest took 20–55 % of this function's time on 3-D Delaunay 100 k, k = 256 and 32).
+    let mut excess: usize = load
+        .iter()
+        .zip(target)
+        .map(|(&l, &t)| l.saturating_sub(t))
+        .sum();
     let mut receiver: Option<u32> = None;
     let mut moves = 0;
-    while let Some((gain, Reverse(e), _)) = heap.pop() {
+    while excess > 0 {
+        let Some((gain, Reverse(e), _)) = heap.pop() else {
+            break;
+        };
         let from = cluster[e as usize];
         if load[from as usize] <= target[from as usize] {
             continue;
@@ -312,6 +329,7 @@ pub fn rebalance_exact(graph: &Graph, partition: &mut EdgePartition, target: &[u
         load[from as usize] -= 1;
         load[to as usize] += 1;
         moves += 1;
+        excess -= 1;
         for w in ends(graph, e).into_iter().flatten() {
             let changed = seen.count(w, from) == 1 || seen.count(w, to) == 1;
             let edges = incidence.edges_of(w);

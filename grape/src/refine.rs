@@ -46,12 +46,23 @@ pub struct ClusterCounts {
 
 impl ClusterCounts {
     pub fn new(graph: &Graph, partition: &EdgePartition) -> ClusterCounts {
+        ClusterCounts::with_incidence(graph, &graph.incidence(), partition)
+    }
+
+    /// `new` from the incidence the caller has: each vertex's list is written in one go from its
+    /// edges' clusters, sorted (edge by edge, every endpoint's list was searched and shifted at
+    /// random).
+    fn with_incidence(
+        graph: &Graph,
+        incidence: &Incidence,
+        partition: &EdgePartition,
+    ) -> ClusterCounts {
         let n = graph.vertices as usize;
-        let degrees = graph.degrees();
+        let k = partition.parts as usize;
         let mut start = Vec::with_capacity(n + 1);
         start.push(0usize);
-        for &d in &degrees {
-            let room = (d as usize).min(partition.parts as usize);
+        for v in 0..graph.vertices {
+            let room = incidence.edges_of(v).len().min(k);
             start.push(start.last().copied().unwrap_or(0) + room);
         }
         let slots = start[n];
@@ -61,10 +72,30 @@ impl ClusterCounts {
             cluster: vec![0; slots],
             count: vec![0; slots],
         };
-        for (e, &c) in partition.cluster.iter().enumerate() {
-            for w in ends(graph, e as u32).into_iter().flatten() {
-                counts.add(w, c);
+        let mut clusters: Vec<u32> = Vec::new();
+        for v in 0..graph.vertices {
+            clusters.clear();
+            let mut last = None;
+            for &e in incidence.edges_of(v) {
+                // A self-loop sits twice in a row in its vertex's incidence and counts once.
+                if last != Some(e) {
+                    clusters.push(partition.cluster[e as usize]);
+                }
+                last = Some(e);
             }
+            clusters.sort_unstable();
+            let first = counts.start[v as usize];
+            let mut len = 0usize;
+            for &c in &clusters {
+                if len > 0 && counts.cluster[first + len - 1] == c {
+                    counts.count[first + len - 1] += 1;
+                } else {
+                    counts.cluster[first + len] = c;
+                    counts.count[first + len] = 1;
+                    len += 1;
+                }
+            }
+            counts.len[v as usize] = len as u32;
         }
         counts
     }
@@ -194,7 +225,7 @@ pub fn refine(graph: &Graph, partition: &mut EdgePartition, passes: usize) -> u6
     let mut state = State {
         graph,
         incidence: &incidence,
-        counts: ClusterCounts::new(graph, partition),
+        counts: ClusterCounts::with_incidence(graph, &incidence, partition),
         load: partition.loads().into_iter().map(|l| l as i64).collect(),
         target: (0..k).map(|c| target_load(m, k, c) as i64).collect(),
         slack: ((SLACK * m as f64 / f64::from(k)) as i64).max(1),
@@ -244,15 +275,6 @@ impl State<'_> {
             if self.counts.spread(v) < 2 {
                 continue;
             }
-            groups.clear();
-            groups.extend(
-                self.incidence
-                    .edges_of(v)
-                    .iter()
-                    .map(|&e| (self.cluster[e as usize], e)),
-            );
-            groups.sort_unstable();
-            groups.dedup();
             destinations.clear();
             destinations.extend(
                 self.counts
@@ -263,6 +285,21 @@ impl State<'_> {
             );
             destinations.sort_unstable_by(|a, b| b.cmp(a));
             destinations.truncate(DESTINATIONS);
+            // v's group in cluster a holds its count there, so whether any group could leave its
+            // cluster for a destination with room is known from the counts and the loads alone,
+            // before v's edges are read: where none could, the loop below would try nothing.
+            if !self.movable(v, &destinations) {
+                continue;
+            }
+            groups.clear();
+            groups.extend(
+                self.incidence
+                    .edges_of(v)
+                    .iter()
+                    .map(|&e| (self.cluster[e as usize], e)),
+            );
+            groups.sort_unstable();
+            groups.dedup();
             let mut at = 0;
             while at < groups.len() {
                 let a = groups[at].0;
@@ -302,6 +339,20 @@ impl State<'_> {
             }
         }
         delta
+    }
+
+    /// Whether some group of v (its edges in one cluster a) may leave a and join one of
+    /// `destinations` under the loads' slack: the two load tests of `group_moves`, with the group's
+    /// size read from the counts.
+    fn movable(&self, v: u32, destinations: &[(u32, u32)]) -> bool {
+        let clusters = self.counts.clusters_of(v).iter();
+        clusters.zip(self.counts.counts_of(v)).any(|(&a, &n)| {
+            let size = i64::from(n);
+            self.load[a as usize] - size >= self.target[a as usize] - self.slack
+                && destinations.iter().any(|&(_, b)| {
+                    b != a && self.load[b as usize] + size <= self.target[b as usize] + self.slack
+                })
+        })
     }
 
     /// The change in C when v's edges `group` (all of v's edges in cluster a, as (a, e) pairs)
@@ -367,9 +418,27 @@ impl State<'_> {
             }
             best
         };
-        // Single moves change C by −2..=2: bucket index delta + 2.
+        // Single moves change C by −2..=2: bucket index delta + 2. `best` finds a move for e only
+        // through an endpoint that appears in a cluster below target (among the clusters it
+        // looks at): the vertices that do are marked first, in one pass over the counts in vertex
+        // order, so that the edges of over-full clusters with neither endpoint marked (a
+        // cluster's interior) cost a look at two marks instead of their endpoints' counts, read at
+        // random.
+        let leads: Vec<bool> = (0..self.graph.vertices)
+            .map(|w| {
+                self.counts
+                    .clusters_of(w)
+                    .iter()
+                    .take(CANDIDATES)
+                    .any(|&c| under(self, c))
+            })
+            .collect();
         let mut buckets: [Vec<(u32, u32)>; 5] = Default::default();
         for e in 0..self.cluster.len() as u32 {
+            let (u, v) = self.graph.edges[e as usize];
+            if !leads[u as usize] && !leads[v as usize] {
+                continue;
+            }
             if over(self, self.cluster[e as usize]) {
                 if let Some((d, c)) = best(self, e) {
                     buckets[(d + 2) as usize].push((e, c));

@@ -111,6 +111,30 @@ fn move_delta_agrees_with_a_recount() {
 }
 
 #[test]
+fn cluster_counts_count_each_edge_once_per_endpoint() {
+    // Vertex 0: the self-loop e0 (counted once) and e1 = (0, 1) in cluster 2, e2 = (0, 2) in
+    // cluster 0; vertex 1: e1, and the parallel edges e3, e4 = (1, 2) in cluster 2; vertex 2: e2
+    // in 0, e3 and e4 in 2; vertex 3 has no edge. Each vertex's list: 0 → {0: 1, 2: 2},
+    // 1 → {2: 3}, 2 → {0: 1, 2: 2}.
+    let g = Graph::new(4, vec![(0, 0), (0, 1), (0, 2), (1, 2), (2, 1)]);
+    let p = EdgePartition {
+        parts: 3,
+        cluster: vec![2, 2, 0, 2, 2],
+    };
+    let counts = ClusterCounts::new(&g, &p);
+    let table: Vec<Vec<u32>> = (0..4)
+        .map(|v| (0..3).map(|c| counts.count(v, c)).collect())
+        .collect();
+    assert_eq!(
+        table,
+        vec![vec![1, 0, 2], vec![0, 0, 3], vec![1, 0, 2], vec![0, 0, 0]]
+    );
+    let spread: Vec<u32> = (0..4).map(|v| counts.spread(v)).collect();
+    assert_eq!(spread, vec![2, 1, 2, 0]);
+    assert_eq!(counts.clusters_of(0), &[0, 2]);
+}
+
+#[test]
 fn expansion_keeps_components_whole() {
     // Two disjoint 4-cycles into 2 clusters: the expansion from vertex 0 takes its whole cycle
     // (4 edges, the first cluster's load) before anything else, so C = 0.
