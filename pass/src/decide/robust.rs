@@ -25,10 +25,10 @@
 //! shows (issue 19 fact 13, bytes are not time). A cached miss there fills a
 //! whole 128-byte line and holds it reserved until the fill returns; the
 //! bytes count the fill but not that time. On GPGPU-Sim's GTX480 config,
-//! `bfs`, `spmv_csr` and `spmv_grape` each ran 0.5–3.4 % faster with every
-//! load bypassed than with `auto`'s cached row pointers and index streams,
-//! which saved under 1 % of the bytes (`bench/sim/summary.md`,
-//! `bench/sim/disagreements.md`). A tie is decided on which bytes cost
+//! `spmv_csr` and `spmv_grape` took 1.1 % and 3.4 % more cycles with their
+//! row pointers cached than with every load bypassed, which the caching
+//! saved under 0.1 % of the bytes for (`bench/sim/disagreements.md`, fifth
+//! session). A tie is decided on which bytes cost
 //! less time, not on the order the candidates were listed in.
 //!
 //! What this file does not do: build scenarios (`model::sm_model` knows the
