@@ -351,10 +351,11 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     // packed only in the scenario below.
     let packed_bases = walked.packed_bases;
     let scattered = packed_bases.iter().any(|&p| !p);
+    // `private`: the walk's own trace when the nominal one differs from it.
     let (trace, private) = match starts_packed(&walked.trace, &|r| region_packed(&packed_bases, r))
     {
-        Some(t) => (t, walked.trace),
-        None => (walked.trace.clone(), walked.trace),
+        Some(t) => (t, Some(walked.trace)),
+        None => (walked.trace, None),
     };
     let l1_bytes = occ.l1_bytes_per_sm / hw.line_bytes * hw.line_bytes;
     let capacity =
@@ -416,7 +417,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         });
         let local = gathers_local(&trace, &gathers);
         let packed = scattered
-            .then(|| starts_packed(&private, &|_| true))
+            .then(|| starts_packed(private.as_ref().unwrap_or(&trace), &|_| true))
             .flatten();
         let scenarios = scenarios(
             hw,
