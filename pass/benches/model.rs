@@ -162,7 +162,11 @@ fn counted_loop(body: impl FnOnce(&E, &mut Vec<Node>) -> u32) -> Program {
             last.waits = true;
         }
     }
-    Program { nodes, vars: 1 }
+    Program {
+        nodes,
+        vars: 1,
+        packed_starts: Vec::new(),
+    }
 }
 
 /// `j = i + k*n`.

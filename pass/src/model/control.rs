@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::facts::address::Folder;
 use crate::llvm::ir::{Block, Opcode, Value};
-use crate::model::program::{Exit, MemOp, Node, PhiDef, Program};
+use crate::model::program::{Exit, MemOp, Node, PackedStart, PhiDef, Program};
 use crate::model::trace::Kind;
 use crate::model::vector_loads::{roles, stops_merging, Mergeable, Merged, Piece, Role};
 
@@ -63,42 +63,50 @@ pub fn program(
     )
 }
 
-/// The phi variables whose runs consecutive threads store one after
+/// The phi variables whose loaded starts begin runs stored one after
 /// another (issue 19 fact 12): a start loaded from `p[i]` (through integer
-/// casts), where consecutive threads have consecutive `i`, in a kernel that
-/// also loads `p[i + 1]`: the compressed-row form (`for (j = row_ptr[r];
-/// j < row_ptr[r + 1]; ++j)`), whose rows follow each other in memory,
-/// thread after thread, when the offsets grow (CSR's invariant). Checked on
-/// sample threads of a sample launch (a 256-thread block, blocks 0 and 1):
-/// `p[i]`'s address moves by the element's size from thread to thread, and
-/// `p[i + 1]`'s lies one element above it.
-fn packed_starts(function: Value, folder: &mut Folder) -> Vec<u32> {
-    use crate::facts::evaluate::{eval, Env};
+/// casts; a plain load or `__ldg`) in a kernel that also loads `p[i + 1]`,
+/// where `i` moves by one between neighbouring threads along some thread
+/// dimension: the compressed-row form (`for (j = row_ptr[r]; j <
+/// row_ptr[r + 1]; ++j)`), whose rows follow each other in memory when the
+/// offsets grow (CSR's invariant). Each comes with its start's address, so
+/// that the walk can place a lane's run by its row (`p[i]`'s index), not by
+/// the order lanes run in. Checked on sample threads with sample argument
+/// and loop-variable values: the relation `p[i + 1]` = `p[i]` + one element
+/// holds whatever they are.
+fn packed_starts(function: Value, folder: &mut Folder) -> Vec<PackedStart> {
+    use crate::facts::evaluate::{eval, Env, Standin};
     use crate::options::Dim3;
-    let loads: Vec<Value> = (function.instructions())
-        .filter(|i| i.opcode() == Some(Opcode::LLVMLoad) && i.ty().is_int())
+    let loads: Vec<(Value, Value)> = (function.instructions())
+        .filter(|i| i.ty().is_int())
+        .filter_map(|i| Some((i, loaded_from(i)?)))
         .collect();
-    let block = Dim3 { x: 256, y: 1, z: 1 };
-    let envs: Vec<Env> = [(0, 0), (1, 0), (5, 1), (6, 1)]
+    if loads.len() < 2 {
+        return Vec::new();
+    }
+    let vars = folder.variable_count() as usize;
+    let env = |tid: [i64; 3], ctaid: i64| {
+        let mut env = Env::new(Dim3 { x: 32, y: 8, z: 4 }, None, Default::default());
+        env.tid = tid;
+        env.ctaid[0] = ctaid;
+        env.args = (0..64).map(|a| (a, 1000 + 37 * i64::from(a))).collect();
+        env.vars = (0..vars).map(|v| Some(3 + 5 * v as i64)).collect();
+        env.standin = Standin::Low;
+        env
+    };
+    // Sample threads, and each one's neighbours along x, y and z.
+    let samples: Vec<[Env; 4]> = [([1, 2, 1], 0), ([6, 3, 2], 1)]
         .iter()
         .map(|&(t, b)| {
-            let mut env = Env::new(block, None, Default::default());
-            env.tid[0] = t;
-            env.ctaid[0] = b;
-            env
+            let step = |d: usize| {
+                let mut u = t;
+                u[d] += 1;
+                env(u, b)
+            };
+            [env(t, b), step(0), step(1), step(2)]
         })
         .collect();
-    let mut addresses: HashMap<Value, Vec<Option<i64>>> = HashMap::new();
-    let mut at = |folder: &mut Folder, load: Value| -> Vec<Option<i64>> {
-        addresses
-            .entry(load)
-            .or_insert_with(|| {
-                let e = folder.fold(load.operand(0));
-                envs.iter().map(|env| eval(&e, env)).collect()
-            })
-            .clone()
-    };
-    let mut out = Vec::new();
+    let mut out: Vec<PackedStart> = Vec::new();
     for phi in function.instructions() {
         if phi.opcode() != Some(Opcode::LLVMPHI) || !phi.ty().is_int() {
             continue;
@@ -106,7 +114,7 @@ fn packed_starts(function: Value, folder: &mut Folder) -> Vec<u32> {
         let Some(var) = folder.phi_variable(phi) else {
             continue;
         };
-        let starts = phi.incoming().into_iter().filter_map(|(v, _)| {
+        for (v, _) in phi.incoming() {
             let mut v = v;
             while matches!(
                 v.opcode(),
@@ -114,27 +122,54 @@ fn packed_starts(function: Value, folder: &mut Folder) -> Vec<u32> {
             ) {
                 v = v.operand(0);
             }
-            (v.opcode() == Some(Opcode::LLVMLoad)).then_some(v)
-        });
-        let packed = starts.into_iter().any(|start| {
+            let Some(&(start, from)) = loads.iter().find(|l| l.0 == v) else {
+                continue;
+            };
             let size = i64::from(start.ty().int_width() / 8);
-            let s = at(folder, start);
-            let consecutive = s.iter().all(Option::is_some)
-                && s[1].zip(s[0]).is_some_and(|(b, a)| b - a == size)
-                && s[3].zip(s[2]).is_some_and(|(b, a)| b - a == size);
-            consecutive
-                && loads.iter().any(|&end| {
-                    end.ty() == start.ty()
-                        && (at(folder, end).iter().zip(&s))
-                            .all(|(e, s)| e.zip(*s).is_some_and(|(e, s)| e - s == size))
+            let address = folder.fold(from);
+            let at = |e: &Env| eval(&address, e);
+            // Along some thread dimension, the next thread's row is the next.
+            let rows_step = (0..3).any(|d| {
+                samples.iter().all(|s| {
+                    at(&s[0])
+                        .zip(at(&s[d + 1]))
+                        .is_some_and(|(a, b)| (b - a).abs() == size)
                 })
-        });
-        if packed && !out.contains(&var) {
-            out.push(var);
+            });
+            let ends = rows_step
+                && loads.iter().any(|&(end, end_from)| {
+                    let e = folder.fold(end_from);
+                    end.ty() == start.ty()
+                        && samples
+                            .iter()
+                            .flatten()
+                            .all(|s| eval(&e, s).zip(at(s)).is_some_and(|(e, a)| e - a == size))
+                });
+            if ends && !out.iter().any(|p| p.var == var) {
+                out.push(PackedStart {
+                    var,
+                    start: address,
+                    size,
+                });
+            }
         }
     }
-    out.sort_unstable();
+    out.sort_unstable_by_key(|p| p.var);
     out
+}
+
+/// The pointer an integer value is loaded from: a load's, or `__ldg`'s
+/// (`llvm.nvvm.ldg.global.*`).
+fn loaded_from(v: Value) -> Option<Value> {
+    match v.opcode()? {
+        Opcode::LLVMLoad => Some(v.operand(0)),
+        Opcode::LLVMCall => {
+            let name = v.called_value().intrinsic_name()?;
+            name.starts_with("llvm.nvvm.ldg.global.")
+                .then(|| v.operand(0))
+        }
+        _ => None,
+    }
 }
 
 /// The trace's memory instructions that issue, in program order (the ops of

@@ -250,11 +250,18 @@ fn runs_from_row_pointers_are_packed_starts() {
     // `csr`: its one phi (the counter j, variable 0) starts at row[r] for
     // r = blockIdx.x * blockDim.x + threadIdx.x, and the kernel loads
     // row[r + 1]: rows follow each other thread after thread.
-    assert_eq!(programs()["csr"].packed_starts, vec![0]);
-    // Starts at row[2r]: thread r + 1's run starts two entries on, after
-    // another thread's end, not its own.
-    assert!(programs()["pairs"].packed_starts.is_empty());
+    let vars = |name: &str| -> Vec<u32> {
+        programs()[name]
+            .packed_starts
+            .iter()
+            .map(|p| p.var)
+            .collect()
+    };
+    assert_eq!(vars("csr"), vec![0]);
+    // Starts at row[2r]: no thread dimension moves to the next row; thread
+    // r + 1's run starts after another thread's end, not its own.
+    assert!(vars("pairs").is_empty());
     // A run of `len` from a loaded start: nothing says where the next
     // thread's begins.
-    assert!(programs()["counted_from_loaded"].packed_starts.is_empty());
+    assert!(vars("counted_from_loaded").is_empty());
 }

@@ -1,21 +1,28 @@
-//! The packed-starts scenario (issue 19 fact 12: "use the known stride under
-//! an unknown base: reuse within a thread and between lanes whose bases are
-//! near").
+//! Runs from loaded starts stored one after another (issue 19 fact 12:
+//! "use the known stride under an unknown base: reuse within a thread and
+//! between lanes whose bases are near").
 //!
 //! A loop variable whose start is loaded per lane (`j = row_ptr[r]`,
 //! `k = row_ptr[v]`) walks with its known step; the walk gives each such
 //! start a region of its own (`unknowns::based_address`), so lanes with
 //! unknown starts share nothing: the paper's assumption, and right when the
 //! starts are scattered. In the compressed formats those loops come from
-//! (CSR rows, adjacency lists, segments of a sorted array) the runs of
-//! consecutive threads are stored one after another: row r + 1 starts
-//! where row r ends, so a warp's lanes read neighbouring words and share
-//! lines. This scenario is that case: every start's region is moved next to
-//! the previous thread's, in thread order (block, warp, lane), each array
-//! on its own, at the widest run any lane of the trace made in that array.
-//! The runs are as long as the walk made them (its trip counts, guessed
-//! where the bound is loaded), so when rows are shorter than the guess the
-//! scenario still understates the sharing; it invents none.
+//! (CSR rows, adjacency lists) row r + 1 starts where row r ends, so a
+//! warp's lanes, reading neighbouring rows, read neighbouring words and
+//! share lines. Two placements:
+//! - [`Packing::ByRow`], the nominal trace's for the starts the code shows
+//!   to be row offsets (`control::packed_starts`: loaded from `p[i]` in a
+//!   kernel that also loads `p[i + 1]`): each run at its row `i`, rows one
+//!   after another, so a thread that skips its row leaves a gap and a row
+//!   read again is read at the same place;
+//! - [`Packing::ByThread`], the scenario's for every other loaded start:
+//!   runs one after another in the order threads first use them (block,
+//!   warp, lane), as if each thread's start were the previous thread's end.
+//!
+//! Each array is packed on its own, at the widest run any lane of the trace
+//! made in it. The runs are as long as the walk made them (its trip counts,
+//! guessed where the bound is loaded), so when rows are shorter than the
+//! guess the placement understates the sharing.
 //!
 //! Measured where it matters (GPGPU-Sim's GTX480, `testdata/sim/bfs.cu`,
 //! whose adjacency walk `adj[k]` starts at `row_ptr[v]`): caching that walk
@@ -25,7 +32,7 @@
 
 use std::collections::HashMap;
 
-use crate::model::trace::{Trace, UNKNOWN_REGION};
+use crate::model::trace::Trace;
 use crate::model::unknowns::{BASED_REGION, BASED_REGIONS, BASED_SPACING};
 
 /// Where packed runs go: the last start region. A start numbered past
@@ -33,10 +40,13 @@ use crate::model::unknowns::{BASED_REGION, BASED_REGIONS, BASED_SPACING};
 /// when most loop entries make a single access.
 pub const PACKED_REGION: u64 = BASED_REGION + (BASED_REGIONS - 1) * BASED_SPACING;
 
-/// Where an array's addresses sit in a region (its stand-in base, `slot <<
-/// 36`: `Base::address`) and the offsets below that.
+/// Where an array's addresses sit in a region: its stand-in base, `slot <<
+/// 36` (`Base::address`), with the offsets around it. An access a little
+/// below its base (`a[j - 1]` at `j = 0`) stays with its array: slots are
+/// rounded to the nearest.
 const ARRAY_SHIFT: u32 = 36;
-const OFFSET_MASK: u64 = (1 << ARRAY_SHIFT) - 1;
+const HALF_SLOT: u64 = 1 << (ARRAY_SHIFT - 1);
+const SLOT_BYTES: u64 = 1 << ARRAY_SHIFT;
 
 /// One unknown start's run in one array: its first and past-the-last byte.
 #[derive(Clone, Copy)]
@@ -45,44 +55,65 @@ struct Run {
     hi: u64,
 }
 
-/// Whether every start that uses region `region` (`unknowns::based_address`:
-/// start numbers `region + 1`, `region + 1 + BASED_REGIONS`, ...) has its
-/// runs stored one after another, `packed[number - 1]` saying so per start
-/// (`walk::Walked::packed_bases`).
-pub fn region_packed(packed: &[bool], region: u64) -> bool {
-    let first = region as usize;
-    first < packed.len()
-        && packed[first..]
-            .iter()
-            .step_by(BASED_REGIONS as usize)
-            .all(|&p| p)
+/// How runs are placed.
+#[derive(Clone, Copy)]
+pub enum Packing<'a> {
+    /// Every start, in the order threads first use them (block, warp, lane):
+    /// the scenario, for starts nothing places.
+    ByThread,
+    /// The starts whose row is known (`walk::Walked::packed_bases`, per
+    /// start number - 1): each run at its row, rows of one variable one
+    /// after another (gaps where a row's thread does not run, one place for
+    /// a row read again). A region two starts share (numbers past
+    /// [`BASED_REGIONS`]) is left alone.
+    ByRow(&'a [Option<(u32, i64)>]),
 }
 
-/// `trace` with every address relative to an unknown start whose region
-/// `packs` accepts moved as the module doc says (into [`PACKED_REGION`]);
-/// `None` when no event holds one, or when the packed runs would not fit
-/// below the next array's base.
-pub fn starts_packed(trace: &Trace, packs: &dyn Fn(u64) -> bool) -> Option<Trace> {
-    let based = |a: u64| {
-        (BASED_REGION..UNKNOWN_REGION).contains(&a) && packs((a - BASED_REGION) / BASED_SPACING)
+impl Packing<'_> {
+    /// The row of region `region`'s one start, with its variable.
+    fn row(self, region: u64) -> Option<(u32, i64)> {
+        match self {
+            Packing::ByThread => None,
+            Packing::ByRow(rows) => {
+                let r = region as usize;
+                let only = rows.len() <= r + BASED_REGIONS as usize;
+                rows.get(r).copied().flatten().filter(|_| only)
+            }
+        }
+    }
+
+    fn packs(self, region: u64) -> bool {
+        matches!(self, Packing::ByThread) || self.row(region).is_some()
+    }
+}
+
+/// `trace` with the addresses relative to the unknown starts `packing`
+/// places moved as the module doc says (into [`PACKED_REGION`]); `None`
+/// when it moves none, or when the packed runs would not fit below the
+/// next array's base.
+pub fn starts_packed(trace: &Trace, packing: Packing) -> Option<Trace> {
+    let split = |a: u64| {
+        let region = (a - BASED_REGION) / BASED_SPACING;
+        let offset = (a - BASED_REGION) % BASED_SPACING;
+        (region, offset, (offset + HALF_SLOT) >> ARRAY_SHIFT)
     };
-    // Per start (region number): the thread that first used it, in thread
-    // order, and per array its run.
+    let moved = |a: u64| (BASED_REGION..PACKED_REGION).contains(&a) && packing.packs(split(a).0);
+    // Per start (region number): the thread that first used it, and per
+    // array its run.
     let mut first: HashMap<u64, (u32, u32, u32, usize)> = HashMap::new();
     let mut runs: HashMap<(u64, u64), Run> = HashMap::new();
     for e in &trace.events {
         let (s, n) = (e.start as usize, e.lanes as usize);
         for (p, &a) in trace.addresses[s..s + n].iter().enumerate() {
-            if !based(a) {
+            if !moved(a) {
                 continue;
             }
-            let region = (a - BASED_REGION) / BASED_SPACING;
-            let offset = (a - BASED_REGION) % BASED_SPACING;
+            let (region, offset, array) = split(a);
             let seen = first.len();
             first
                 .entry(region)
                 .or_insert((e.block, e.warp, p as u32, seen));
-            let run = runs.entry((region, offset >> ARRAY_SHIFT)).or_insert(Run {
+            let run = runs.entry((region, array)).or_insert(Run {
                 lo: offset,
                 hi: offset,
             });
@@ -99,26 +130,41 @@ pub fn starts_packed(trace: &Trace, packs: &dyn Fn(u64) -> bool) -> Option<Trace
         let w = spacing.entry(array).or_insert(0);
         *w = (*w).max(run.hi - run.lo);
     }
-    let mut order: Vec<(u64, (u32, u32, u32, usize))> = first.into_iter().collect();
-    order.sort_unstable_by_key(|&(_, key)| key);
-    let rank: HashMap<u64, u64> = (order.iter().enumerate())
-        .map(|(r, &(region, _))| (region, r as u64))
-        .collect();
-    let count = order.len() as u64;
-    if spacing
-        .values()
-        .any(|&w| count.saturating_mul(w) > OFFSET_MASK)
-    {
+    // Each start's place: its row from the first row of its variable, or
+    // its rank in thread order.
+    let place: HashMap<u64, u64> = match packing {
+        Packing::ByThread => {
+            let mut order: Vec<(u64, (u32, u32, u32, usize))> = first.into_iter().collect();
+            order.sort_unstable_by_key(|&(_, key)| key);
+            (order.iter().enumerate())
+                .map(|(r, &(region, _))| (region, r as u64))
+                .collect()
+        }
+        Packing::ByRow(_) => {
+            let rows: Vec<(u64, (u32, i64))> = (first.keys())
+                .filter_map(|&r| Some((r, packing.row(r)?)))
+                .collect();
+            let mut lowest: HashMap<u32, i64> = HashMap::new();
+            for &(_, (var, row)) in &rows {
+                let l = lowest.entry(var).or_insert(row);
+                *l = (*l).min(row);
+            }
+            (rows.iter())
+                .map(|&(r, (var, row))| (r, row.abs_diff(lowest[&var])))
+                .collect()
+        }
+    };
+    let last = place.values().copied().max().unwrap_or(0);
+    let fits = |w: u64| (last + 1).checked_mul(w).is_some_and(|b| b < HALF_SLOT);
+    if !spacing.values().all(|&w| fits(w)) {
         return None;
     }
     let mut out = trace.clone();
-    for a in out.addresses.iter_mut().filter(|a| based(**a)) {
-        let region = (*a - BASED_REGION) / BASED_SPACING;
-        let offset = (*a - BASED_REGION) % BASED_SPACING;
-        let array = offset >> ARRAY_SHIFT;
+    for a in out.addresses.iter_mut().filter(|a| moved(**a)) {
+        let (region, offset, array) = split(*a);
         let run = runs[&(region, array)];
-        *a = PACKED_REGION + (array << ARRAY_SHIFT) + rank[&region] * spacing[&array] + offset
-            - run.lo;
+        *a =
+            PACKED_REGION + array * SLOT_BYTES + place[&region] * spacing[&array] + offset - run.lo;
     }
     Some(out)
 }
@@ -143,7 +189,7 @@ mod tests {
     }
 
     #[test]
-    fn runs_of_consecutive_threads_follow_each_other() {
+    fn runs_are_packed_by_thread_or_by_row() {
         let mut t = Trace {
             instructions: vec![Instruction {
                 kind: Kind::Load,
@@ -167,7 +213,7 @@ mod tests {
                 &[at(2, 1 + it as i64), at(3, 2 + it as i64), 640],
             );
         }
-        let packed = starts_packed(&t, &|_| true).unwrap();
+        let packed = starts_packed(&t, Packing::ByThread).unwrap();
         // Each run is 12 bytes; in thread order warp 0's lanes come first
         // (ranks 0 and 1), then warp 1's (rank 2): runs at 0, 12 and 24
         // bytes from the array's base, each lane's words consecutive.
@@ -193,15 +239,31 @@ mod tests {
             ..Trace::default()
         };
         plain.push(event(0, 0, 1), &[128]);
-        assert!(starts_packed(&plain, &|_| true).is_none());
-        // Only the starts a predicate accepts move: start 1 (region 0)
-        // keeps its own region.
-        let some = starts_packed(&t, &|r| r != 0).unwrap();
-        assert_eq!(some.addresses[0], t.addresses[0]);
-        assert_eq!(some.addresses[1..3], [b, b + 12]);
-        // Region 0 is packed only when every start using it is.
-        assert!(region_packed(&[true, false], 0));
-        assert!(!region_packed(&[true, false], 1));
-        assert!(!region_packed(&[true], 3));
+        assert!(starts_packed(&plain, Packing::ByThread).is_none());
+        // By row: start 1 has no row (it keeps its own region); starts 2
+        // and 3 are rows 7 and 5 of variable 0: row 5's run first (12
+        // bytes), then a gap for row 6, whose thread did not run, then row
+        // 7's at 24 bytes.
+        let rows = [None, Some((0, 7)), Some((0, 5))];
+        let by_row = starts_packed(&t, Packing::ByRow(&rows)).unwrap();
+        assert_eq!(by_row.addresses[0], t.addresses[0]);
+        assert_eq!(by_row.addresses[1..3], [b + 24, b]);
+        assert_eq!(by_row.addresses[5..7], [b + 28, b + 4]);
+        // A row read again is one place: both starts at row 4.
+        let again = [None, Some((0, 4)), Some((0, 4))];
+        let same = starts_packed(&t, Packing::ByRow(&again)).unwrap();
+        assert_eq!(same.addresses[1..3], [b, b]);
+        // An access just below its array's base (`a[j - 1]` at j = 0)
+        // stays with that array.
+        let mut low = Trace {
+            instructions: t.instructions.clone(),
+            blocks: 1,
+            warps_per_block: 1,
+            ..Trace::default()
+        };
+        low.push(event(0, 0, 1), &[based_address(base - 4, 1)]);
+        low.push(event(0, 1, 1), &[based_address(base, 1)]);
+        let low = starts_packed(&low, Packing::ByThread).unwrap();
+        assert_eq!(low.addresses, [b, b + 4]);
     }
 }

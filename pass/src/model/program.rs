@@ -93,9 +93,21 @@ pub struct Program {
     pub nodes: Vec<Node>,
     /// Number of phi variables (`Expr::Rec(n)`, n below this).
     pub vars: u32,
-    /// The phi variables whose loaded starts consecutive threads store one
-    /// after another (`control::packed_starts`), sorted.
-    pub packed_starts: Vec<u32>,
+    /// The phi variables whose loaded starts begin runs stored one after
+    /// another, row by row (`control::packed_starts`), sorted by variable.
+    pub packed_starts: Vec<PackedStart>,
+}
+
+/// A phi variable whose start is loaded from a row-offset array `p[i]`:
+/// the run a lane starts there is row `i`'s (`start`'s address over
+/// `size`), stored after row `i - 1`'s.
+#[derive(Clone, Debug)]
+pub struct PackedStart {
+    pub var: u32,
+    /// The address the start is loaded from.
+    pub start: E,
+    /// The bytes of one offset.
+    pub size: i64,
 }
 
 /// Reverse post-order ranks and natural loops of a [`Program`].
@@ -214,7 +226,12 @@ pub fn specialised(program: &Program, env: &Env) -> Program {
     Program {
         nodes,
         vars: program.vars,
-        packed_starts: program.packed_starts.clone(),
+        packed_starts: (program.packed_starts.iter())
+            .map(|p| PackedStart {
+                start: s.expr(&p.start),
+                ..p.clone()
+            })
+            .collect(),
     }
 }
 

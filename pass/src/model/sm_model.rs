@@ -54,7 +54,7 @@ use crate::model::kernel_trace::{
 };
 use crate::model::l1_config::Scenario as L1Question;
 use crate::model::l1sim::{Fill, L1Config, L1Error, Provenance};
-use crate::model::packed_starts::{region_packed, starts_packed};
+use crate::model::packed_starts::{starts_packed, Packing};
 use crate::model::program::Program;
 use crate::model::read_once::read_once;
 use crate::model::schedule::WarpOrder;
@@ -350,10 +350,9 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     // the other unknown starts keep regions of their own there, and are
     // packed only in the scenario below.
     let packed_bases = walked.packed_bases;
-    let scattered = packed_bases.iter().any(|&p| !p);
+    let scattered = packed_bases.iter().any(Option::is_none);
     // `private`: the walk's own trace when the nominal one differs from it.
-    let (trace, private) = match starts_packed(&walked.trace, &|r| region_packed(&packed_bases, r))
-    {
+    let (trace, private) = match starts_packed(&walked.trace, Packing::ByRow(&packed_bases)) {
         Some(t) => (t, Some(walked.trace)),
         None => (walked.trace, None),
     };
@@ -412,12 +411,12 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
             )
         });
         rr_evaluations = rr.as_ref().map_or(0, |w| w.evaluations);
-        let rr = rr.filter(|w| w.cut == walked_cut).map(|w| {
-            starts_packed(&w.trace, &|r| region_packed(&w.packed_bases, r)).unwrap_or(w.trace)
-        });
+        let rr = rr
+            .filter(|w| w.cut == walked_cut)
+            .map(|w| starts_packed(&w.trace, Packing::ByRow(&w.packed_bases)).unwrap_or(w.trace));
         let local = gathers_local(&trace, &gathers);
         let packed = scattered
-            .then(|| starts_packed(private.as_ref().unwrap_or(&trace), &|_| true))
+            .then(|| starts_packed(private.as_ref().unwrap_or(&trace), Packing::ByThread))
             .flatten();
         let scenarios = scenarios(
             hw,

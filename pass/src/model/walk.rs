@@ -160,9 +160,10 @@ pub struct Walked {
     /// the way the rules above say: code they skipped may run for real.
     pub guessed_paths: bool,
     /// Per unknown start (number - 1, its region `unknowns::based_address`
-    /// chose from it): whether consecutive threads' runs from it are stored
-    /// one after another (`Program::packed_starts`).
-    pub packed_bases: Vec<bool>,
+    /// chose from it): the row its run belongs to, with the phi variable,
+    /// when runs from that variable are stored row after row
+    /// (`Program::packed_starts`).
+    pub packed_bases: Vec<Option<(u32, i64)>>,
 }
 
 /// What the walk found of one instruction's addresses (issue 19 fact 12).
@@ -266,10 +267,10 @@ struct Walker<'p> {
     loaded: Vec<bool>,
     /// Unknown starts numbered so far (0: none; the walk's fast paths).
     bases: u32,
-    /// Per start number (from 1, at index number - 1): whether its phi
-    /// variable's runs are stored one after another
-    /// (`Program::packed_starts`).
-    packed_bases: Vec<bool>,
+    /// Per start number (from 1, at index number - 1): the row its run
+    /// belongs to when its phi variable's runs are stored row after row
+    /// (`Program::packed_starts`), with that variable.
+    packed_bases: Vec<Option<(u32, i64)>>,
     accesses: Vec<AccessFacts>,
     /// Buffers of the batched evaluation.
     values: Vec<Option<i64>>,
@@ -835,8 +836,14 @@ impl Walker<'_> {
                 if v.is_none() && entry {
                     self.bases += 1;
                     base = self.bases;
-                    let packed = self.program.packed_starts.binary_search(&p.var).is_ok();
-                    self.packed_bases.push(packed);
+                    // A row's run: placed by its row (`PackedStart`).
+                    let row = (self.program.packed_starts.iter())
+                        .find(|s| s.var == p.var)
+                        .and_then(|s| {
+                            let at = eval(&s.start, &w.lanes[l].env)?;
+                            Some((p.var, at.div_euclid(s.size)))
+                        });
+                    self.packed_bases.push(row);
                     *v = Some(i64::from((base - 1) % START_OFFSETS));
                 }
                 out.push(base);
