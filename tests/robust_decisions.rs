@@ -42,6 +42,16 @@ fn read_once(k: &Value) -> Vec<bool> {
         .collect()
 }
 
+/// The names of the scenarios `k` was weighed under.
+fn scenario_names(k: &Value) -> Vec<&str> {
+    (k["simulated"]["robust"]["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter())
+    .map(|s| s["name"].as_str().unwrap())
+    .collect()
+}
+
 fn scenario<'a>(k: &'a Value, prefix: &str) -> &'a Value {
     (k["simulated"]["robust"]["scenarios"]
         .as_array()
@@ -162,12 +172,7 @@ fn stores_allocating_is_weighed_where_it_is_open() {
     // such scenario.
     let r = report_for("store_then_load.cu", "sm_52");
     let k = kernel(&r, "exchange");
-    let names: Vec<&str> = (k["simulated"]["robust"]["scenarios"]
-        .as_array()
-        .unwrap()
-        .iter())
-    .map(|s| s["name"].as_str().unwrap())
-    .collect();
+    let names = scenario_names(k);
     assert!(!names.contains(&"stores allocate in L1"), "{names:?}");
 }
 
@@ -482,12 +487,7 @@ fn rows_stored_one_after_another_share_lines() {
     );
     // The rows' packing is the nominal trace, not a scenario: no other
     // start is scattered.
-    let names: Vec<&str> = (k["simulated"]["robust"]["scenarios"]
-        .as_array()
-        .unwrap()
-        .iter())
-    .map(|s| s["name"].as_str().unwrap())
-    .collect();
+    let names = scenario_names(k);
     assert!(
         !names
             .iter()
