@@ -65,7 +65,8 @@ pub fn program(
 
 /// The phi variables whose loaded starts begin runs stored one after
 /// another (issue 19 fact 12): a start loaded from `p[i]` (through integer
-/// casts; a plain load or `__ldg`) in a kernel that also loads `p[i + 1]`,
+/// casts; a plain load or `__ldg`) in a kernel that also loads `p[i + 1]`
+/// and compares it with something (`bounds_a_test`),
 /// where `i` moves by one between neighbouring threads along some thread
 /// dimension: the compressed-row form (`for (j = row_ptr[r]; j <
 /// row_ptr[r + 1]; ++j)`), whose rows follow each other in memory when the
@@ -140,6 +141,7 @@ fn packed_starts(function: Value, folder: &mut Folder) -> Vec<PackedStart> {
                 && loads.iter().any(|&(end, end_from)| {
                     let e = folder.fold(end_from);
                     end.ty() == start.ty()
+                        && bounds_a_test(end)
                         && samples
                             .iter()
                             .flatten()
@@ -156,6 +158,36 @@ fn packed_starts(function: Value, folder: &mut Folder) -> Vec<PackedStart> {
     }
     out.sort_unstable_by_key(|p| p.var);
     out
+}
+
+/// Whether `end` reaches an integer comparison through at most four casts
+/// or arithmetic steps (`j < end`, `end - start > 0`, a trip count from
+/// `end - start`): a bound, not a value used otherwise (a weight).
+fn bounds_a_test(end: Value) -> bool {
+    let mut frontier = vec![end];
+    for _ in 0..4 {
+        let mut next = Vec::new();
+        for v in frontier {
+            for u in v.users() {
+                match u.opcode() {
+                    Some(Opcode::LLVMICmp) => return true,
+                    Some(
+                        Opcode::LLVMSExt
+                        | Opcode::LLVMZExt
+                        | Opcode::LLVMTrunc
+                        | Opcode::LLVMAdd
+                        | Opcode::LLVMSub
+                        | Opcode::LLVMAnd
+                        | Opcode::LLVMLShr
+                        | Opcode::LLVMAShr,
+                    ) => next.push(u),
+                    _ => {}
+                }
+            }
+        }
+        frontier = next;
+    }
+    false
 }
 
 /// The pointer an integer value is loaded from: a load's, or `__ldg`'s

@@ -153,6 +153,30 @@ done:
   ret void
 }
 
+; A fixed window of `len` from off[r], with off[r + 1] only a weight.
+define void @window(ptr addrspace(1) %off, ptr addrspace(1) %a, ptr addrspace(1) %out, i32 %len) {
+entry:
+  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %ps = getelementptr inbounds i32, ptr addrspace(1) %off, i32 %t
+  %start = load i32, ptr addrspace(1) %ps, align 4
+  %pe = getelementptr inbounds i32, ptr addrspace(1) %ps, i32 1
+  %w = load i32, ptr addrspace(1) %pe, align 4
+  %wf = sitofp i32 %w to float
+  %end = add i32 %start, %len
+  br label %loop
+loop:
+  %j = phi i32 [ %start, %entry ], [ %j1, %loop ]
+  %pa = getelementptr inbounds float, ptr addrspace(1) %a, i32 %j
+  %v = load float, ptr addrspace(1) %pa, align 4
+  %vw = fmul float %v, %wf
+  store float %vw, ptr addrspace(1) %out, align 4
+  %j1 = add nsw i32 %j, 1
+  %c = icmp slt i32 %j1, %end
+  br i1 %c, label %loop, label %done
+done:
+  ret void
+}
+
 declare void @llvm.nvvm.barrier0()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -264,4 +288,7 @@ fn runs_from_row_pointers_are_packed_starts() {
     // A run of `len` from a loaded start: nothing says where the next
     // thread's begins.
     assert!(vars("counted_from_loaded").is_empty());
+    // off[r + 1] is loaded but only weighs the values, bounds nothing: a
+    // fixed window from off[r] says nothing of the next thread's.
+    assert!(vars("window").is_empty());
 }
