@@ -176,6 +176,49 @@ fn stores_allocating_is_weighed_where_it_is_open() {
     assert!(!names.contains(&"stores allocate in L1"), "{names:?}");
 }
 
+/// Facts 5, 7 and 8 where a real part answered them: on sm_90 the H200
+/// probe (`bench/device/`) found no_allocate loads hitting, stores
+/// allocating and no set conflicts, and bypassing loads read once paying
+/// nothing, so none of these is a scenario there and `auto` keeps read-once
+/// loads cached; a machine described on sm_90's base is another machine and
+/// keeps every question open.
+#[test]
+fn sm_90_takes_the_answers_the_h200_measured() {
+    // exchange<<<80, 256>>> on sm_90 (132 SMs): one block of 8 warps per
+    // SM, as on sm_70 above. Stores allocate: each warp's read of the line
+    // the next warp wrote hits, cached or as a no_allocate load (which
+    // hits what is present), so both switches move only `in`, 8 x 128 =
+    // 1,024 B.
+    let r = report_for("store_then_load.cu", "sm_90");
+    let k = kernel(&r, "exchange");
+    assert_eq!(bytes(k, "cache_all"), 1024, "{k}");
+    assert_eq!(bytes(k, "cache_none"), 1024, "{k}");
+    let names = scenario_names(k);
+    for open in ["stores allocate in L1", "no_allocate loads do not hit", "4 sets, linear index"] {
+        assert!(!names.contains(&open), "{open} weighed on sm_90: {names:?}");
+    }
+    let measured = k["simulated"]["robust"]["measured"].as_array().unwrap();
+    assert!(measured[0].as_str().unwrap().starts_with("H200 (sm_90)"), "{k}");
+    // `in[i]` is read once (sm_70 bypasses it, above): cached here, at
+    // the same 1,024 B; the tie on `b` goes to cache (fact 4).
+    assert_eq!(decisions(k), ["cache", "cache"], "{k}");
+    assert_eq!(read_once(k), [false, false], "{k}");
+    assert_eq!(bytes(k, "auto"), 1024, "{k}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let machine = dir.path().join("hopper.machine");
+    std::fs::write(&machine, "base = sm_90\nname = described-hopper\n").unwrap();
+    let flag = format!("--machine={}", machine.display());
+    let r = json_report(&testdata("robust").join("store_then_load.cu"), "sm_90", &[&flag]);
+    let k = kernel(&r, "exchange");
+    let names = scenario_names(k);
+    assert!(names.contains(&"stores allocate in L1"), "{names:?}");
+    assert!(k["simulated"]["robust"].get("measured").is_none(), "{k}");
+    // Stores do not allocate in its nominal: cache-all reads `b` from L2.
+    assert_eq!(bytes(k, "cache_all"), 2048, "{k}");
+    assert_eq!(decisions(k), ["bypass", "cache"], "{k}");
+}
+
 /// The walk runs past a switch whose default clang made unreachable.
 #[test]
 fn a_switch_covering_every_value_does_not_end_the_walk() {

@@ -119,6 +119,10 @@ pub struct Robustness {
     /// than the tie margin: the assumptions the decision hinges on.
     pub hinges_on: Vec<String>,
     pub scenarios: Vec<ScenarioFigure>,
+    /// Open questions a probe on the real part answered, so no scenario
+    /// asks them: the part first, then each answer (`Hardware::measured`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub measured: Vec<String>,
 }
 
 /// One scenario's figures.
@@ -531,6 +535,9 @@ impl Simulated {
                     r.hinges_on.join(", ")
                 }
             );
+            if let Some((part, answers)) = r.measured.split_first() {
+                let _ = writeln!(s, "  measured on {part}: {}", answers.join(", "));
+            }
         }
     }
 }

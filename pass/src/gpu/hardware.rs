@@ -32,6 +32,9 @@
 //!   following the carveout), tuned with its own microbenchmarks. One
 //!   tool's reading, not an NVIDIA statement: kept apart as
 //!   `measured_sets`, for scenarios only.
+//! - *Probe*: this project's pointer-chase probe (`bench/device/l1probe.cu`)
+//!   run on a real part (`bench/device/README.md`, raw output in
+//!   `bench/device/results/`): [`Measured`], kept per entry.
 //!
 //! Where the sources disagree or say nothing, the entry says which
 //! assumption it makes.
@@ -106,6 +109,10 @@ pub struct Hardware {
     /// the capacity; uncertain (one tool's measurement), so the model uses
     /// it as a scenario beside `associativity`, never in its place.
     pub measured_sets: Option<u32>,
+    /// What the probe measured on a real part of this entry, settling
+    /// questions the documents leave open; `None` where no part was
+    /// measured (and for a machine description, which is another machine).
+    pub measured: Option<&'static Measured>,
     /// Separate L1/texture units per SM, each serving a fixed part of its
     /// warp schedulers (a half SM on Maxwell/Pascal); the L1 bytes above are
     /// the sum over them, and each unit caches only for its blocks.
@@ -171,6 +178,58 @@ const HOPPER_CARVEOUTS: &[u64] = &[
     228 * KB,
 ];
 
+/// Answers a real part gave the probe (`bench/device/l1probe.cu`: one thread,
+/// or a thread of a second warp of the block, walks a chain of dependent
+/// loads after another walk warmed L1; an L1 hit took 44-46 cycles, an L2
+/// hit 287-288 on the H200).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Measured {
+    /// The part, driver and date, for the report.
+    pub part: &'static str,
+    /// `.L1::no_allocate` loads hit lines that other loads allocated, the
+    /// same thread's or another warp's.
+    pub no_allocate_hits: bool,
+    /// A store allocates: a later load of what it wrote hits, in its own
+    /// warp or another.
+    pub stores_allocate: bool,
+    /// No set conflicts at power-of-two strides: 4 to 256 lines at strides
+    /// of 128 B to 256 KB all hit on the second walk (a linear index over
+    /// 4 sets would put every such line in one set).
+    pub no_set_conflicts: bool,
+    /// Bypassing a load that no other access reads (`model::read_once`)
+    /// paid on the part: fewer bytes or cycles than caching it, measured on
+    /// whole programs (`bench/device/`). The rule's evidence is GPGPU-Sim's,
+    /// where `.L1::no_allocate` is `.cg`; `false` where the part measured
+    /// otherwise, and `auto` then leaves such loads cached.
+    pub read_once_bypass_pays: bool,
+}
+
+/// H200 (sm_90), driver 580.159.04, 2026-11-27; `bench/device/results/H200/
+/// l1probe.txt`, and for sets `H200-5rounds/l1probe.txt` (1,536 lines at
+/// strides of 512 B to 4 KB all hit; a linear index over 4 sets holds about
+/// 448 such lines).
+///
+/// Read-once bypass: on the six simulator programs whose `auto` bypasses
+/// read-once loads (and differs from cache-all in nothing else, SASS
+/// compared), five Nsight Compute rounds each (`bench/device/raw/
+/// h200-run3-rounds.tgz`) gave the same L2->L1 bytes within 0.5 % and
+/// auto / cache-all cycles, median of the paired rounds: `stencil2d` 1.035
+/// (all five rounds slower, one `LDG.E.NA` the only SASS difference),
+/// `histogram` 1.034 (all five), `transpose` 1.022, `nbody` 1.008,
+/// `backprop` 0.993, `stream_table` 0.978 (identical SASS pairs of other
+/// programs differ by up to 3 %). Also measured there, and already the model's: sector fills
+/// (a line's second sector missed after its first was loaded), `.cg` neither
+/// hits nor allocates, `.nc` and the default load allocate, and the default
+/// carveout is the smallest that holds the blocks the other limits allow
+/// (`occupancy`'s rule; seven shared-memory sizes, `occupancy` tests).
+pub const H200_MEASURED: Measured = Measured {
+    part: "H200 (sm_90), driver 580.159.04, 2026-11-27",
+    no_allocate_hits: true,
+    stores_allocate: true,
+    no_set_conflicts: true,
+    read_once_bypass_pays: false,
+};
+
 /// Facts every supported part shares.
 const COMMON: Hardware = Hardware {
     sm: 0,
@@ -189,6 +248,7 @@ const COMMON: Hardware = Hardware {
     // set count changes with the carveout.
     associativity: None,
     measured_sets: None,
+    measured: None,
     l1_slices: 1,
     shared_per_sm: 0,
     // Guide table: 48 KB per block on 5.x and 6.x.
@@ -442,6 +502,10 @@ static TABLE: [Hardware; 14] = [
         shared_per_block: 227 * KB,
         l2_bytes: 50 * MB,
         l2_part: "GH100 (H100 SXM5)",
+        // The probe found no set conflicts at power-of-two strides on the
+        // H200 (`H200_MEASURED`): Accel-Sim's 4 linear sets do not hold here.
+        measured_sets: None,
+        measured: Some(&H200_MEASURED),
         ..AMPERE
     },
 ];
@@ -654,7 +718,9 @@ mod tests {
     fn measured_sets_only_on_unified_parts() {
         for hw in supported() {
             let unified = matches!(hw.data_cache, DataCache::Unified { .. });
-            let want = if unified { Some(4) } else { None };
+            // sm_90: the H200 probe measured no set conflicts.
+            let want = if unified && hw.sm != 90 { Some(4) } else { None };
+            assert_eq!(hw.measured.is_some(), hw.sm == 90, "sm_{}", hw.sm);
             assert_eq!(hw.measured_sets, want, "sm_{}", hw.sm);
             // Two L1/TEX units exactly on Maxwell/Pascal but GP100.
             let two = hw.sm < 70 && hw.sm != 60;

@@ -196,6 +196,9 @@ impl Machine {
             )
         })?;
         let mut hw = *Hardware::for_arch(base);
+        // The base's probe answers were measured on its real part, not on
+        // the machine the file describes: its open questions stay open.
+        hw.measured = None;
         apply(&lines, &mut hw)?;
         check(&lines, &hw)?;
         let name = lines.get("name").map(str::to_string).unwrap_or_else(|| {

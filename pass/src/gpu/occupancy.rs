@@ -455,6 +455,37 @@ mod tests {
         Hardware::for_sm(sm).unwrap()
     }
 
+    /// The carveout rule against a real part: `bench/device/l1probe.cu` on
+    /// an H200 (driver 580.159.04, no carveout preference) launched one
+    /// block of one thread with S KB of dynamic shared memory and walked L
+    /// KB of lines twice; the second walk's cycles per load (L1 hit about
+    /// 40, L2 about 290) show where the L1 the driver left ends
+    /// (`bench/device/results/H200/l1probe.txt`, "carveout picked"):
+    ///
+    /// | S KB | all hits up to L KB | first L KB missing (cycles) | rule: blocks, shared, carveout, L1 |
+    /// |---|---|---|---|
+    /// | 0 | 216 | 220 (53) | 32 x 1 KB = 32 KB -> 32 KB, 224 KB |
+    /// | 1 | 160 | 192 (74) | 32 x 2 KB = 64 KB -> 64 KB, 192 KB |
+    /// | 8 | 16 | 24 (109) | 228 / 9 = 25 x 9 KB = 225 KB -> 228 KB, 28 KB |
+    /// | 32 | 16 | 24 (101) | 228 / 33 = 6 x 33 KB = 198 KB -> 228 KB, 28 KB |
+    /// | 64 | 48 | 64 (126) | 228 / 65 = 3 x 65 KB = 195 KB -> 196 KB, 60 KB |
+    /// | 100 | 16 | 24 (105) | 228 / 101 = 2 x 101 KB = 202 KB -> 228 KB, 28 KB |
+    /// | 160 | 64 | 96 (105) | 1 x 161 KB -> 164 KB, 92 KB |
+    ///
+    /// (1 KB reserved per block, 32 blocks at most: Guide 9.0.) Every
+    /// rule L1 lies past the last all-hit size, and within 8 KB of the first
+    /// size that missed: the driver chose the smallest carveout holding the
+    /// blocks that fit, not the smallest holding one block (that would leave
+    /// 240, 192, 156 and 124 KB of L1 at 8, 32, 64 and 100 KB). The probe's
+    /// registers cannot limit a one-thread block.
+    #[test]
+    fn sm90_carveout_follows_the_h200() {
+        for (shared_kb, l1_kb) in [(0, 224), (1, 192), (8, 28), (32, 28), (64, 60), (100, 28), (160, 92)] {
+            let occ = occupancy(hw(90), 1, Some(32), shared_kb * KB).unwrap();
+            assert_eq!(occ.l1_bytes_per_sm, l1_kb * KB, "{shared_kb} KB of shared memory");
+        }
+    }
+
     #[test]
     fn sm80_no_shared_memory_is_warp_bound() {
         // 256 threads = 8 warps. Warps: 64 / 8 = 8 blocks. Registers: 32 x 32

@@ -68,7 +68,13 @@ pub fn bypass_of(op: CacheOp) -> Bypass {
 /// any L1 lines that match"; the ISA says it of sm_20, and the model
 /// assumes it of Maxwell/Pascal too, whose L1/TEX is not coherent with
 /// stores, and of a machine described with whole-line fills).
+///
+/// Where the probe measured stores allocating on the real part
+/// (`Hardware::measured`), they allocate the sectors they write.
 pub fn store_policy(hw: &Hardware) -> StorePolicy {
+    if hw.measured.is_some_and(|m| m.stores_allocate) {
+        return StorePolicy::AllocateSectors;
+    }
     match (hw.data_cache, hw.fill) {
         (DataCache::Unified { .. }, HwFill::Sectors) => StorePolicy::UpdateSectors,
         _ => StorePolicy::EvictLine,
@@ -95,11 +101,14 @@ impl Scenario {
     /// The scenarios that differ from `Nominal` on `hw` with `config`
     /// (`l1_config`'s result), `Nominal` first: sets only where a
     /// measurement gives them, the `.L1::no_allocate` reading only where the
-    /// build probes, stores allocating only on a sectored unified L1.
+    /// build probes, stores allocating only on a sectored unified L1. A
+    /// question the probe answered on the real part (`Hardware::measured`)
+    /// is no scenario: its answer is the nominal one.
     pub fn for_machine(hw: &Hardware, config: &L1Config) -> Vec<Scenario> {
         let mut out = vec![Scenario::Nominal];
         out.extend(hw.measured_sets.map(Scenario::Sets));
-        if config.bypass == Bypass::NoAllocate {
+        let no_allocate_measured = hw.measured.is_some_and(|m| m.no_allocate_hits);
+        if config.bypass == Bypass::NoAllocate && !no_allocate_measured {
             out.push(Scenario::NoAllocateMisses);
         }
         if config.stores == StorePolicy::UpdateSectors {

@@ -426,8 +426,9 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
             rr.as_ref(),
             [local.as_ref(), packed.as_ref()],
         );
-        let r = robust_choice(&scenarios, &m, [&cons, &aggr], &gathers, usable, limit)
+        let mut r = robust_choice(&scenarios, &m, [&cons, &aggr], &gathers, usable, limit)
             .map_err(|e| NoModel::Error(e.to_string()))?;
+        r.report.measured = measured_answers(hw);
         if r.choice != m.auto {
             let sim = crate::model::l1sim::simulate(&trace, &config, &r.choice)
                 .map_err(|e| NoModel::Error(e.to_string()))?;
@@ -457,7 +458,10 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     // is read once only if they share none of its lines either: an address
     // that ignores a block index, or whose blocks overlap (a stencil's
     // halo), is shared there.
-    let once: Vec<bool> = if k.auto && usable && whole {
+    // Where a real part measured no gain from it, the rule is off
+    // (`Measured::read_once_bypass_pays`).
+    let pays = hw.measured.is_none_or(|m| m.read_once_bypass_pays);
+    let once: Vec<bool> = if k.auto && usable && whole && pays {
         let probe = probe_blocks(&launch.blocks, k.grid);
         let probed = (!probe.is_empty()).then(|| {
             walk_of(&Launch {
@@ -754,6 +758,25 @@ fn scenarios<'t>(
     std::iter::once(nominal).chain(out).collect()
 }
 
+/// The open questions the probe answered on the real part (no scenario asks
+/// them): the part, then each answer, for the report.
+fn measured_answers(hw: &Hardware) -> Vec<String> {
+    let Some(m) = hw.measured else {
+        return Vec::new();
+    };
+    let mut out = vec![m.part.to_string()];
+    let answer = |yes: bool, said: &str, not: &str| if yes { said } else { not }.to_string();
+    out.push(answer(m.no_allocate_hits, "no_allocate loads hit", "no_allocate loads do not hit"));
+    out.push(answer(m.stores_allocate, "stores allocate", "stores do not allocate"));
+    if m.no_set_conflicts {
+        out.push("no set conflicts at power-of-two strides".into());
+    }
+    if !m.read_once_bypass_pays {
+        out.push("bypassing loads read once saved no bytes and cost up to 3.5 % of cycles, so they stay cached".into());
+    }
+    out
+}
+
 /// `auto`'s choice weighed over the scenarios, for the build and the report.
 struct RobustChoice {
     choice: Vec<bool>,
@@ -921,6 +944,7 @@ fn robust_choice(
             worst_scenario: scenarios[w.worst_scenario].assumption.name(),
             hinges_on,
             scenarios: figures,
+            measured: Vec::new(),
         },
         simulations: simulations + w.simulations,
         simulated_accesses: spent + w.simulated_accesses,
