@@ -194,11 +194,18 @@ fn sm_90_takes_the_answers_the_h200_measured() {
     assert_eq!(bytes(k, "cache_all"), 1024, "{k}");
     assert_eq!(bytes(k, "cache_none"), 1024, "{k}");
     let names = scenario_names(k);
-    for open in ["stores allocate in L1", "no_allocate loads do not hit", "4 sets, linear index"] {
+    for open in [
+        "stores allocate in L1",
+        "no_allocate loads do not hit",
+        "4 sets, linear index",
+    ] {
         assert!(!names.contains(&open), "{open} weighed on sm_90: {names:?}");
     }
     let measured = k["simulated"]["robust"]["measured"].as_array().unwrap();
-    assert!(measured[0].as_str().unwrap().starts_with("H200 (sm_90)"), "{k}");
+    assert!(
+        measured[0].as_str().unwrap().starts_with("H200 (sm_90)"),
+        "{k}"
+    );
     // `in[i]` is read once (sm_70 bypasses it, above): cached here, at
     // the same 1,024 B; the tie on `b` goes to cache (fact 4).
     assert_eq!(decisions(k), ["cache", "cache"], "{k}");
@@ -209,7 +216,11 @@ fn sm_90_takes_the_answers_the_h200_measured() {
     let machine = dir.path().join("hopper.machine");
     std::fs::write(&machine, "base = sm_90\nname = described-hopper\n").unwrap();
     let flag = format!("--machine={}", machine.display());
-    let r = json_report(&testdata("robust").join("store_then_load.cu"), "sm_90", &[&flag]);
+    let r = json_report(
+        &testdata("robust").join("store_then_load.cu"),
+        "sm_90",
+        &[&flag],
+    );
     let k = kernel(&r, "exchange");
     let names = scenario_names(k);
     assert!(names.contains(&"stores allocate in L1"), "{names:?}");

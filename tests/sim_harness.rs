@@ -127,6 +127,46 @@ fn refusal(args: &[&str], sim_dir: &Path) -> String {
     err
 }
 
+/// An Nsight Compute round from the H200 (`bench/device/raw/h200-run2.tgz`,
+/// `results/auto/bfs.1.csv`): `bfs_level`'s eight launches, one row per
+/// metric. Launch 0's rows read gpc__cycles_elapsed.max "9,879",
+/// lts__t_sectors_srcunit_tex_op_read.sum "20,956" (x 32 = 670,592 B),
+/// l1tex ... ld.sum "43,195", lookup_hit "21,829", lookup_miss "21,366",
+/// launch__grid_size "64".
+#[test]
+fn nsight_compute_csv_parses_into_per_launch_fields() {
+    let out = harness()
+        .arg(format!(
+            "--parse-ncu={}",
+            common::testdata("device/bfs_auto.ncu.csv").display()
+        ))
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let launches: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(launches.len(), 8);
+    let first = &launches[0];
+    assert_eq!(first["name"], "_Z9bfs_levelPKiS0_PiiiS1_");
+    assert_eq!(first["launch"], 1);
+    assert_eq!(first["cycles"], 9879.0);
+    assert_eq!(first["l2_to_l1_bytes"], 670_592);
+    assert_eq!(first["grid"], serde_json::json!([64, 1, 1]));
+    let l1 = &first["l1_global_loads"];
+    assert_eq!(
+        (
+            l1["accesses"].as_u64(),
+            l1["hits"].as_u64(),
+            l1["misses"].as_u64()
+        ),
+        (Some(43_195), Some(21_829), Some(21_366))
+    );
+    assert_eq!(launches[7]["launch"], 8);
+}
+
 #[test]
 fn refusals_are_one_line_and_name_the_fix() {
     let empty = tempfile::tempdir().unwrap();
@@ -143,6 +183,12 @@ fn refusals_are_one_line_and_name_the_fix() {
     assert!(e.contains("fast") && e.contains("cache-none"), "{e}");
     let e = refusal(&["missing.cu"], empty.path());
     assert!(e.contains("missing.cu: no such file"), "{e}");
+    let readme = common::root().join("README.md");
+    let e = refusal(
+        &[&format!("--parse-ncu={}", readme.display())],
+        empty.path(),
+    );
+    assert!(e.contains("not an Nsight Compute --csv log"), "{e}");
     let e = refusal(&["--parse-log=missing.log"], empty.path());
     assert!(e.contains("missing.log: no such file"), "{e}");
 }

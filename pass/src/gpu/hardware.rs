@@ -719,7 +719,11 @@ mod tests {
         for hw in supported() {
             let unified = matches!(hw.data_cache, DataCache::Unified { .. });
             // sm_90: the H200 probe measured no set conflicts.
-            let want = if unified && hw.sm != 90 { Some(4) } else { None };
+            let want = if unified && hw.sm != 90 {
+                Some(4)
+            } else {
+                None
+            };
             assert_eq!(hw.measured.is_some(), hw.sm == 90, "sm_{}", hw.sm);
             assert_eq!(hw.measured_sets, want, "sm_{}", hw.sm);
             // Two L1/TEX units exactly on Maxwell/Pascal but GP100.

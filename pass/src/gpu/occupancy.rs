@@ -480,9 +480,21 @@ mod tests {
     /// registers cannot limit a one-thread block.
     #[test]
     fn sm90_carveout_follows_the_h200() {
-        for (shared_kb, l1_kb) in [(0, 224), (1, 192), (8, 28), (32, 28), (64, 60), (100, 28), (160, 92)] {
+        for (shared_kb, l1_kb) in [
+            (0, 224),
+            (1, 192),
+            (8, 28),
+            (32, 28),
+            (64, 60),
+            (100, 28),
+            (160, 92),
+        ] {
             let occ = occupancy(hw(90), 1, Some(32), shared_kb * KB).unwrap();
-            assert_eq!(occ.l1_bytes_per_sm, l1_kb * KB, "{shared_kb} KB of shared memory");
+            assert_eq!(
+                occ.l1_bytes_per_sm,
+                l1_kb * KB,
+                "{shared_kb} KB of shared memory"
+            );
         }
     }
 

@@ -766,8 +766,16 @@ fn measured_answers(hw: &Hardware) -> Vec<String> {
     };
     let mut out = vec![m.part.to_string()];
     let answer = |yes: bool, said: &str, not: &str| if yes { said } else { not }.to_string();
-    out.push(answer(m.no_allocate_hits, "no_allocate loads hit", "no_allocate loads do not hit"));
-    out.push(answer(m.stores_allocate, "stores allocate", "stores do not allocate"));
+    out.push(answer(
+        m.no_allocate_hits,
+        "no_allocate loads hit",
+        "no_allocate loads do not hit",
+    ));
+    out.push(answer(
+        m.stores_allocate,
+        "stores allocate",
+        "stores do not allocate",
+    ));
     if m.no_set_conflicts {
         out.push("no set conflicts at power-of-two strides".into());
     }
