@@ -55,7 +55,9 @@ pub enum Assumption {
     /// The driver picks the next larger carveout: L1 has `l1_bytes`.
     LargerCarveout { l1_bytes: u32 },
     /// L1 holds less than nominal: MT4G measured effective L1 sizes 4–10 %
-    /// below NVIDIA's figures; `l1_bytes` is 8 % below.
+    /// below NVIDIA's figures; `l1_bytes` is 8 % below, or less where a
+    /// probe of the real part found a larger shortfall
+    /// (`Measured::l1_shortfall_bytes`).
     EffectiveL1 { l1_bytes: u32 },
     /// `.L1::no_allocate` loads do not hit lines other loads allocated (the
     /// PTX ISA only says "do not allocate"; GPGPU-Sim treats them as `.cg`).
@@ -85,7 +87,7 @@ impl Assumption {
                 format!("next larger carveout (L1 {l1_bytes} B)")
             }
             Assumption::EffectiveL1 { l1_bytes } => {
-                format!("effective L1 8% below nominal ({l1_bytes} B)")
+                format!("effective L1 below nominal ({l1_bytes} B)")
             }
             Assumption::NoAllocateMisses => "no_allocate loads do not hit".into(),
             Assumption::StoresAllocate => "stores allocate in L1".into(),

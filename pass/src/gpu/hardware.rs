@@ -180,54 +180,53 @@ const HOPPER_CARVEOUTS: &[u64] = &[
 
 /// Answers a real part gave the probe (`bench/device/l1probe.cu`: one thread,
 /// or a thread of a second warp of the block, walks a chain of dependent
-/// loads after another walk warmed L1; an L1 hit took 44-46 cycles, an L2
-/// hit 287-288 on the H200).
+/// loads after another walk warmed L1; on the H200 an L1 hit took about 39
+/// cycles and an L2 hit 281-290, from the slope between walk lengths).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Measured {
     /// The part, driver and date, for the report.
     pub part: &'static str,
-    /// `.L1::no_allocate` loads hit lines that other loads allocated, the
-    /// same thread's or another warp's.
+    /// `.L1::no_allocate` loads hit lines that other loads allocated: the
+    /// same thread's `.ca` loads, and another warp's default `ld.global`
+    /// (the product's own pattern: a cached load, then a bypassed one).
     pub no_allocate_hits: bool,
-    /// A store allocates: a later load of what it wrote hits, in its own
-    /// warp or another.
-    pub stores_allocate: bool,
-    /// No set conflicts at power-of-two strides: 4 to 256 lines at strides
-    /// of 128 B to 256 KB all hit on the second walk (a linear index over
-    /// 4 sets would put every such line in one set).
-    pub no_set_conflicts: bool,
-    /// Bypassing a load that no other access reads (`model::read_once`)
-    /// paid on the part: fewer bytes or cycles than caching it, measured on
-    /// whole programs (`bench/device/`). The rule's evidence is GPGPU-Sim's,
-    /// where `.L1::no_allocate` is `.cg`; `false` where the part measured
-    /// otherwise, and `auto` then leaves such loads cached.
-    pub read_once_bypass_pays: bool,
+    /// Whether a linear index over 4 sets (Accel-Sim's Volta model,
+    /// `measured_sets`) holds; `false`: the probe refuted it, and the entry
+    /// has no `measured_sets`.
+    pub four_linear_sets: bool,
+    /// L1 the probe could not use, below the nominal size the carveout
+    /// leaves: the "effective L1" scenario takes at least this much off.
+    pub l1_shortfall_bytes: u64,
 }
 
-/// H200 (sm_90), driver 580.159.04, 2026-11-27; `bench/device/results/H200/
-/// l1probe.txt`, and for sets `H200-5rounds/l1probe.txt` (1,536 lines at
-/// strides of 512 B to 4 KB all hit; a linear index over 4 sets holds about
-/// 448 such lines).
+/// H200 (sm_90), driver 580.159.04, 2026-11-27 (`bench/device/README.md`).
 ///
-/// Read-once bypass: on the six simulator programs whose `auto` bypasses
-/// read-once loads (and differs from cache-all in nothing else, SASS
-/// compared), five Nsight Compute rounds each (`bench/device/raw/
-/// h200-run3-rounds.tgz`) gave the same L2->L1 bytes within 0.5 % and
-/// auto / cache-all cycles, median of the paired rounds: `stencil2d` 1.035
-/// (all five rounds slower, one `LDG.E.NA` the only SASS difference),
-/// `histogram` 1.034 (all five), `transpose` 1.022, `nbody` 1.008,
-/// `backprop` 0.993, `stream_table` 0.978 (identical SASS pairs of other
-/// programs differ by up to 3 %). Also measured there, and already the model's: sector fills
-/// (a line's second sector missed after its first was loaded), `.cg` neither
-/// hits nor allocates, `.nc` and the default load allocate, and the default
-/// carveout is the smallest that holds the blocks the other limits allow
-/// (`occupancy`'s rule; seven shared-memory sizes, `occupancy` tests).
+/// - no_allocate: `.ca` then `.L1::no_allocate` in one thread, and the
+///   default load in warp 0 then `.L1::no_allocate` in warp 1, hit (45.8
+///   and 45.6 cycles per load of 64, against 288 for L2;
+///   `results/H200/l1probe.txt`).
+/// - Sets: 1,536 lines at strides of 512 B to 4 KB, in address order, all
+///   hit on the second walk (38.8 cycles; `results/H200-5rounds/
+///   l1probe.txt`); a linear index over 4 sets holds about 448 such lines
+///   at the default carveout. Hashed or other indexes were not probed.
+/// - Shortfall: at the default carveout (nominal 224 KB) 216 KB of lines
+///   all hit and 220 KB did not (53 cycles); where the carveout left 28 KB,
+///   24 KB of lines already missed a quarter of the time (101-109 cycles):
+///   about 8 KB below nominal at either size, more than 8 % of a small L1.
+///
+/// Measured and left open: a store then a load of the same word hit (the
+/// probe wrote and read one word per line, which does not tell whether the
+/// store allocates the sector or only the bytes it wrote), so "stores
+/// allocate" stays a scenario. Also measured, and already the model's:
+/// sector fills (a line's second sector missed after its first was loaded),
+/// `.cg` neither hits nor allocates, `.nc` and the default load allocate,
+/// and the default carveout is the smallest that holds the blocks the other
+/// limits allow (`occupancy` test `sm90_carveout_follows_the_h200`).
 pub const H200_MEASURED: Measured = Measured {
     part: "H200 (sm_90), driver 580.159.04, 2026-11-27",
     no_allocate_hits: true,
-    stores_allocate: true,
-    no_set_conflicts: true,
-    read_once_bypass_pays: false,
+    four_linear_sets: false,
+    l1_shortfall_bytes: 8 * KB,
 };
 
 /// Facts every supported part shares.
@@ -502,8 +501,8 @@ static TABLE: [Hardware; 14] = [
         shared_per_block: 227 * KB,
         l2_bytes: 50 * MB,
         l2_part: "GH100 (H100 SXM5)",
-        // The probe found no set conflicts at power-of-two strides on the
-        // H200 (`H200_MEASURED`): Accel-Sim's 4 linear sets do not hold here.
+        // The H200 probe refuted a linear index over 4 sets
+        // (`H200_MEASURED`): no such scenario here.
         measured_sets: None,
         measured: Some(&H200_MEASURED),
         ..AMPERE
@@ -718,7 +717,7 @@ mod tests {
     fn measured_sets_only_on_unified_parts() {
         for hw in supported() {
             let unified = matches!(hw.data_cache, DataCache::Unified { .. });
-            // sm_90: the H200 probe measured no set conflicts.
+            // sm_90: the H200 probe refuted 4 linear sets.
             let want = if unified && hw.sm != 90 {
                 Some(4)
             } else {

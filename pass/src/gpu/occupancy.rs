@@ -473,11 +473,14 @@ mod tests {
     /// | 160 | 64 | 96 (105) | 1 x 161 KB -> 164 KB, 92 KB |
     ///
     /// (1 KB reserved per block, 32 blocks at most: Guide 9.0.) Every
-    /// rule L1 lies past the last all-hit size, and within 8 KB of the first
-    /// size that missed: the driver chose the smallest carveout holding the
-    /// blocks that fit, not the smallest holding one block (that would leave
-    /// 240, 192, 156 and 124 KB of L1 at 8, 32, 64 and 100 KB). The probe's
-    /// registers cannot limit a one-thread block.
+    /// rule L1 lies past the last all-hit size, and at most 8 KB past the
+    /// first size that missed (the L1 really usable is that much short of
+    /// nominal: `Measured::l1_shortfall_bytes`): the driver chose the
+    /// smallest carveout holding the blocks that fit, not the smallest
+    /// holding one block (that would leave 240, 192, 156 and 124 KB of L1 at
+    /// 8, 32, 64 and 100 KB). The S = 0 row fits the rule and also a cap on
+    /// usable L1 near 220 KB: with "prefer L1" the probe saw the same knee.
+    /// The probe's registers cannot limit a one-thread block.
     #[test]
     fn sm90_carveout_follows_the_h200() {
         for (shared_kb, l1_kb) in [

@@ -68,13 +68,7 @@ pub fn bypass_of(op: CacheOp) -> Bypass {
 /// any L1 lines that match"; the ISA says it of sm_20, and the model
 /// assumes it of Maxwell/Pascal too, whose L1/TEX is not coherent with
 /// stores, and of a machine described with whole-line fills).
-///
-/// Where the probe measured stores allocating on the real part
-/// (`Hardware::measured`), they allocate the sectors they write.
 pub fn store_policy(hw: &Hardware) -> StorePolicy {
-    if hw.measured.is_some_and(|m| m.stores_allocate) {
-        return StorePolicy::AllocateSectors;
-    }
     match (hw.data_cache, hw.fill) {
         (DataCache::Unified { .. }, HwFill::Sectors) => StorePolicy::UpdateSectors,
         _ => StorePolicy::EvictLine,
