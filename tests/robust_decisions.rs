@@ -204,30 +204,21 @@ fn sm_90_takes_the_answers_the_h200_measured() {
     assert_eq!(decisions(k), ["bypass", "cache"], "{k}");
     assert_eq!(read_once(k), [true, false], "{k}");
 
-    // window_sum<<<528, 256>>>: 32 KB of shared memory per block. Blocks
-    // per SM: warps 64 / 8 = 8, shared 228 KB / (32 + 1) KB = 6: 6 x 33 KB
-    // = 198 KB -> carveout 228 KB, L1 256 - 228 = 28 KB = 28,672 B. 8 %
-    // below would be 26,378 B (206 lines: 26,368); 8 KB below is 20,480 B,
-    // the smaller, as the H200 showed (24 KB of lines missed there).
-    let r = report_for("big_shared.cu", "sm_90");
-    let k = kernel(&r, "window_sum");
-    assert_eq!(k["simulated"]["l1_bytes"], 28_672, "{k}");
-    assert_eq!(
-        scenario(k, "effective L1")["name"],
-        "effective L1 below nominal (20480 B)",
-        "{k}"
-    );
-    // sm_80 (no probe): 192 KB unified, at most 164 KB of shared memory:
-    // 164 / 33 = 4 blocks x 33 KB = 132 KB -> carveout 132 KB, L1 60 KB =
-    // 61,440 B; 8 % below = 56,524.8 B -> 441 lines = 56,448 B.
-    let r = report_for("big_shared.cu", "sm_80");
-    let k = kernel(&r, "window_sum");
-    assert_eq!(k["simulated"]["l1_bytes"], 61_440, "{k}");
-    assert_eq!(
-        scenario(k, "effective L1")["name"],
-        "effective L1 below nominal (56448 B)",
-        "{k}"
-    );
+    // window_sum<<<528, 256>>>: 32 KB of shared memory per block.
+    // sm_90: blocks per SM: warps 64 / 8 = 8, shared 228 KB / (32 + 1) KB =
+    // 6: 6 x 33 KB = 198 KB -> carveout 228 KB, L1 256 - 228 = 28 KB =
+    // 28,672 B. 8 % below would be 26,378 B (206 lines: 26,368); 8 KB below
+    // is 20,480 B, the smaller, as the H200 showed (24 KB of lines missed
+    // there). sm_80 (no probe): 192 KB unified, at most 164 KB of shared
+    // memory: 164 / 33 = 4 blocks x 33 KB = 132 KB -> carveout 132 KB, L1
+    // 60 KB = 61,440 B; 8 % below = 56,524.8 B -> 441 lines = 56,448 B.
+    for (arch, l1, effective) in [("sm_90", 28_672, 20_480), ("sm_80", 61_440, 56_448)] {
+        let r = report_for("big_shared.cu", arch);
+        let k = kernel(&r, "window_sum");
+        assert_eq!(k["simulated"]["l1_bytes"], l1, "{arch}: {k}");
+        let name = format!("effective L1 below nominal ({effective} B)");
+        assert_eq!(scenario(k, "effective L1")["name"], name, "{arch}: {k}");
+    }
 
     let dir = tempfile::tempdir().unwrap();
     let machine = dir.path().join("hopper.machine");

@@ -23,8 +23,13 @@ fn harness() -> Command {
 }
 
 fn parse(log: &str) -> Vec<Value> {
+    parsed("--parse-log", log)
+}
+
+/// The launches the harness prints for `flag=testdata/FILE`.
+fn parsed(flag: &str, file: &str) -> Vec<Value> {
     let out = harness()
-        .arg(format!("--parse-log={}", common::testdata(log).display()))
+        .arg(format!("{flag}={}", common::testdata(file).display()))
         .output()
         .expect("python3 runs");
     assert!(
@@ -135,19 +140,7 @@ fn refusal(args: &[&str], sim_dir: &Path) -> String {
 /// launch__grid_size "64".
 #[test]
 fn nsight_compute_csv_parses_into_per_launch_fields() {
-    let out = harness()
-        .arg(format!(
-            "--parse-ncu={}",
-            common::testdata("device/bfs_auto.ncu.csv").display()
-        ))
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let launches: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let launches = parsed("--parse-ncu", "device/bfs_auto.ncu.csv");
     assert_eq!(launches.len(), 8);
     let first = &launches[0];
     assert_eq!(first["name"], "_Z9bfs_levelPKiS0_PiiiS1_");

@@ -162,6 +162,25 @@ static void set_carveout(int percent) {
   CHECK(cudaFuncSetAttribute(probe, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
 }
 
+struct Pair { int warm, timed; const char* question; };
+
+// Each pair's timed walk over `chain_nodes` after its warm walk; thread
+// `timed_thread` times (0: the warming thread, 32: another warp).
+static void ask(const Pair* pairs, size_t n, const std::vector<unsigned>& chain_nodes,
+                int timed_thread, const char* table) {
+  for (size_t k = 0; k < n; ++k) {
+    const Pair& q = pairs[k];
+    double c = measure(q.warm, chain_nodes, q.timed, chain_nodes, 0, timed_thread);
+    if (timed_thread == 0)
+      printf("%-16s then %-16s %7.1f  %s\n", op_name[q.warm], op_name[q.timed], c, q.question);
+    else
+      printf("warp 0 %-9s then warp 1 %-16s %7.1f  %s\n", op_name[q.warm], op_name[q.timed], c,
+             q.question);
+    printf("{\"table\":\"%s\",\"warm\":\"%s\",\"timed\":\"%s\",\"cycles\":%.1f}\n", table,
+           op_name[q.warm], op_name[q.timed], c);
+  }
+}
+
 static int n_sections;
 static char** sections;
 static bool want(const char* name) {
@@ -197,7 +216,6 @@ int main(int argc, char** argv) {
     chain(s1);
     chain(s3);
     printf("\n# operators: 64 lines, cycles per load of the timed walk (warm walk first)\n");
-    struct Pair { int warm, timed; const char* question; };
     Pair pairs[] = {
         {NONE, CA, "cold L1: L2 latency (and L1 empty at launch)"},
         {CA, CA, "L1 hit latency"},
@@ -216,30 +234,20 @@ int main(int argc, char** argv) {
         {EL, CA, "does evict_last allocate"},
         {CS, CA, "does .cs allocate"},
     };
-    for (auto& q : pairs) {
-      double c = measure(q.warm, a, q.timed, a);
-      printf("%-16s then %-16s %7.1f  %s\n", op_name[q.warm], op_name[q.timed], c, q.question);
-      printf("{\"table\":\"operators\",\"warm\":\"%s\",\"timed\":\"%s\",\"cycles\":%.1f}\n",
-             op_name[q.warm], op_name[q.timed], c);
-  }
-  // The same questions across warps: thread 0 warms, thread 32 (warp 1) times.
-  Pair across[] = {
-      {CA, CA, "warp 1 hits what warp 0 allocated"},
-      {CA, NA, "warp 1's no_allocate hits what warp 0 allocated (fact 5)"},
-      {DEF, NA, "warp 1's no_allocate hits what warp 0's default load allocated"},
-      {CA, CG, "warp 1's .cg and warp 0's lines"},
-      {ST, CA, "warp 1 hits what warp 0 stored (fact 7)"},
-  };
-  for (auto& q : across) {
-    double c = measure(q.warm, a, q.timed, a, 0, 32);
-    printf("warp 0 %-9s then warp 1 %-16s %7.1f  %s\n", op_name[q.warm], op_name[q.timed], c, q.question);
-    printf("{\"table\":\"across_warps\",\"warm\":\"%s\",\"timed\":\"%s\",\"cycles\":%.1f}\n",
-           op_name[q.warm], op_name[q.timed], c);
-  }
-  double sec1 = measure(CA, a, CA, s1), sec3 = measure(CA, a, CA, s3);
-  printf("ca sector 0     then ca sector 1     %7.1f  line or sector fill (fact 1)\n", sec1);
-  printf("ca sector 0     then ca sector 3     %7.1f  line or sector fill (fact 1)\n", sec3);
-  printf("{\"table\":\"fill\",\"sector1\":%.1f,\"sector3\":%.1f}\n", sec1, sec3);
+    ask(pairs, sizeof pairs / sizeof pairs[0], a, 0, "operators");
+    // The same questions across warps: thread 0 warms, thread 32 (warp 1) times.
+    Pair across[] = {
+        {CA, CA, "warp 1 hits what warp 0 allocated"},
+        {CA, NA, "warp 1's no_allocate hits what warp 0 allocated (fact 5)"},
+        {DEF, NA, "warp 1's no_allocate hits what warp 0's default load allocated"},
+        {CA, CG, "warp 1's .cg and warp 0's lines"},
+        {ST, CA, "warp 1 hits what warp 0 stored (fact 7)"},
+    };
+    ask(across, sizeof across / sizeof across[0], a, 32, "across_warps");
+    double sec1 = measure(CA, a, CA, s1), sec3 = measure(CA, a, CA, s3);
+    printf("ca sector 0     then ca sector 1     %7.1f  line or sector fill (fact 1)\n", sec1);
+    printf("ca sector 0     then ca sector 3     %7.1f  line or sector fill (fact 1)\n", sec3);
+    printf("{\"table\":\"fill\",\"sector1\":%.1f,\"sector3\":%.1f}\n", sec1, sec3);
 
   }
 
