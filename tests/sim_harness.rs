@@ -176,12 +176,15 @@ fn refusals_are_one_line_and_name_the_fix() {
     assert!(e.contains("fast") && e.contains("cache-none"), "{e}");
     let e = refusal(&["missing.cu"], empty.path());
     assert!(e.contains("missing.cu: no such file"), "{e}");
-    let readme = common::root().join("README.md");
-    let e = refusal(
-        &[&format!("--parse-ncu={}", readme.display())],
-        empty.path(),
-    );
-    assert!(e.contains("not an Nsight Compute --csv log"), "{e}");
+    // Another tool's CSV, and a text with no CSV at all.
+    for other in ["device/other_tool.csv", "programs/checksum.cu"] {
+        let path = common::testdata(other);
+        let e = refusal(&[&format!("--parse-ncu={}", path.display())], empty.path());
+        assert!(
+            e.contains("not an Nsight Compute --csv log"),
+            "{other}: {e}"
+        );
+    }
     let e = refusal(&["--parse-log=missing.log"], empty.path());
     assert!(e.contains("missing.log: no such file"), "{e}");
 }
