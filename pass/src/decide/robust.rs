@@ -12,8 +12,10 @@
 //! the fewest bytes any candidate assignment reaches in that scenario (1.0:
 //! the best there). The chosen assignment minimises the largest regret over
 //! the scenarios. Candidates are what the search found under each scenario
-//! plus the complete choices (cache-all, cache-none, the paper's); the best
-//! of each scenario is taken over the same candidates, so a regret is
+//! plus the complete choices (cache-all, cache-none, the paper's), and,
+//! where the choice's worst regret is above a near-tie, the assignments a
+//! descent on that regret simulated ([`weigh_and_descend`]); the best of
+//! each scenario is taken over the same candidates, so a regret is
 //! measured against something the model did find, never guessed.
 //!
 //! Near-ties: on sector-fill parts (Maxwell onward) caching a load never
@@ -178,10 +180,43 @@ pub fn weigh(
     prefer_cache: bool,
     limit: SearchLimit,
 ) -> Result<Weighed, L1Error> {
+    let mut candidates = candidates.to_vec();
+    weigh_and_descend(&mut candidates, scenarios, prefer_cache, limit, &[])
+}
+
+/// Assignments the regret descent tries at most, over all its passes.
+pub const MAX_DESCENT_TRIES: usize = 48;
+
+/// Passes of the regret descent over the groups at most.
+pub const MAX_DESCENT_PASSES: u32 = 2;
+
+/// [`weigh`], then, where the chosen candidate's worst-case regret is
+/// above a near-tie, a descent on that regret itself: flip one group of
+/// loads at a time (`groups`: trace instruction indices that move together,
+/// the copies clang made of one source load by unrolling), simulate the
+/// flip in every scenario, and keep it when it lowers the worst-case regret
+/// by more than a near-tie. Every assignment the descent simulates joins
+/// `candidates` (origin `regret descent`), so the best of each scenario is
+/// still taken over what the model found, and the choice among them follows
+/// the same rule as the weighing's.
+///
+/// Why: each scenario's own search minimises that scenario's bytes, so an
+/// assignment that is second best everywhere and never far off (`val[j]`,
+/// `col[j]` of a CSR row loop cached: a small cost if rows are as long as
+/// the walk's guess, a large saving if they are as short as a mesh's) is
+/// found by none of them (issue 19 fact 12; `bench/sim/disagreements.md`,
+/// sixth session).
+pub fn weigh_and_descend(
+    candidates: &mut Vec<Candidate>,
+    scenarios: &[Scenario],
+    prefer_cache: bool,
+    limit: SearchLimit,
+    groups: &[Vec<usize>],
+) -> Result<Weighed, L1Error> {
     let mut simulations = 0u32;
     let mut simulated_accesses = 0u64;
     let mut bytes: Vec<Vec<u64>> = vec![Vec::new(); candidates.len()];
-    let mut complete = vec![false; candidates.len()];
+    let mut runs = Vec::with_capacity(scenarios.len());
     for (s, sc) in scenarios.iter().enumerate() {
         let mut l1 = L1::new(sc.config)?;
         let requests: Requests = l1.requests(sc.trace)?;
@@ -197,9 +232,7 @@ pub fn weigh(
                 }
             }
             let over = simulated_accesses + sc.trace.thread_accesses() > limit.simulated_accesses
-                || limit
-                    .deadline
-                    .is_some_and(|d| std::time::Instant::now() >= d);
+                || past(limit);
             if c > 0 && over {
                 continue;
             }
@@ -211,11 +244,103 @@ pub fn weigh(
                 .l2_bytes;
             bytes[c].push(b);
         }
+        // Kept for the descent only: without groups there is none.
+        if !groups.is_empty() {
+            runs.push((l1, requests));
+        }
     }
-    for (c, b) in bytes.iter().enumerate() {
-        complete[c] = b.len() == scenarios.len();
+    let mut w = choose(candidates, bytes, scenarios.len(), prefer_cache);
+    w.simulations = simulations;
+    w.simulated_accesses = simulated_accesses;
+    if groups.is_empty() || w.worst <= 1.0 + NEAR {
+        return Ok(w);
     }
-    let best: Vec<u64> = (0..scenarios.len())
+    // One try costs a replay of every scenario's trace.
+    let per_try: u64 = scenarios.iter().map(|s| s.trace.thread_accesses()).sum();
+    let mut current = w.chosen;
+    let mut tries = 0usize;
+    'passes: for _ in 0..MAX_DESCENT_PASSES {
+        let mut improved = false;
+        for group in groups {
+            let Some(&first) = group.first() else {
+                continue;
+            };
+            let mut flipped = candidates[current].cached.clone();
+            for &i in group {
+                flipped[i] = !candidates[current].cached[first];
+            }
+            if candidates.iter().any(|c| c.cached == flipped) {
+                continue;
+            }
+            if tries >= MAX_DESCENT_TRIES
+                || w.simulated_accesses + per_try > limit.simulated_accesses
+                || past(limit)
+            {
+                break 'passes;
+            }
+            tries += 1;
+            let mut figures = Vec::with_capacity(scenarios.len());
+            for (sc, (l1, requests)) in scenarios.iter().zip(runs.iter_mut()) {
+                figures.push(
+                    l1.run_requests(sc.trace, requests, &flipped)?
+                        .loads
+                        .l2_bytes,
+                );
+            }
+            w.simulations += scenarios.len() as u32;
+            w.simulated_accesses += per_try;
+            candidates.push(Candidate {
+                origin: "regret descent".into(),
+                cached: flipped,
+            });
+            let mut all = std::mem::take(&mut w.bytes);
+            all.push(figures);
+            let (simulations, accesses) = (w.simulations, w.simulated_accesses);
+            w = choose(candidates, all, scenarios.len(), prefer_cache);
+            w.simulations = simulations;
+            w.simulated_accesses = accesses;
+            // Both against the best now known, which the flip may have
+            // lowered.
+            let flip = candidates.len() - 1;
+            let regret = |c: usize| worst_regret(&w.bytes[c], &w.best).0;
+            if regret(flip) < regret(current) * (1.0 - NEAR) {
+                current = flip;
+                improved = true;
+            }
+        }
+        if !improved {
+            break;
+        }
+    }
+    Ok(w)
+}
+
+/// Whether the limit's deadline has passed.
+fn past(limit: SearchLimit) -> bool {
+    limit
+        .deadline
+        .is_some_and(|d| std::time::Instant::now() >= d)
+}
+
+/// The largest regret of one candidate's figures against the scenarios'
+/// best, and in which scenario (the first on a tie).
+fn worst_regret(bytes: &[u64], best: &[u64]) -> (f64, usize) {
+    (0..best.len())
+        .map(|s| (ratio(bytes[s], best[s]), s))
+        .fold((1.0, 0), |a, b| if b.0 > a.0 { b } else { a })
+}
+
+/// The choice over simulated candidates: per scenario the least bytes of a
+/// complete candidate, then the least worst-case regret, near-ties as the
+/// module doc says.
+fn choose(
+    candidates: &[Candidate],
+    bytes: Vec<Vec<u64>>,
+    scenarios: usize,
+    prefer_cache: bool,
+) -> Weighed {
+    let complete: Vec<bool> = bytes.iter().map(|b| b.len() == scenarios).collect();
+    let best: Vec<u64> = (0..scenarios)
         .map(|s| {
             (0..candidates.len())
                 .filter(|&c| complete[c])
@@ -224,11 +349,7 @@ pub fn weigh(
                 .unwrap_or(0)
         })
         .collect();
-    let worst_of = |c: usize| -> (f64, usize) {
-        (0..scenarios.len())
-            .map(|s| (ratio(bytes[c][s], best[s]), s))
-            .fold((1.0, 0), |a, b| if b.0 > a.0 { b } else { a })
-    };
+    let worst_of = |c: usize| worst_regret(&bytes[c], &best);
     let least = (0..candidates.len())
         .filter(|&c| complete[c])
         .map(|c| worst_of(c).0)
@@ -256,16 +377,16 @@ pub fn weigh(
         })
         .unwrap_or(&0);
     let (worst, worst_scenario) = worst_of(chosen);
-    Ok(Weighed {
+    Weighed {
         chosen,
         bytes,
         complete,
         best,
         worst,
         worst_scenario,
-        simulations,
-        simulated_accesses,
-    })
+        simulations: 0,
+        simulated_accesses: 0,
+    }
 }
 
 #[cfg(test)]
@@ -351,6 +472,82 @@ mod tests {
         // A's regret hinges on the no_allocate question.
         assert_eq!(w.regret(0, 1), 3.0);
         assert_eq!(w.best_in(0), 0);
+    }
+
+    #[test]
+    fn the_descent_finds_what_no_candidate_offered() {
+        // Loads 0 and 1, each its own group; one line of L1 (128 B).
+        // Candidates: cache both (cc) and bypass both (bb). The descent
+        // finds cb (cache 0, bypass 1), which neither is.
+        // N, sector fill: 0@0, 1@128, 0@0.
+        //   cc: 32 + 32 (evicts line 0) + 32 = 96; bb: 3 x 32 = 96;
+        //   cb: 32 (allocates line 0) + 32 (bypassed) + hit = 64.
+        // M, sector fill: 0@0, 0@0.
+        //   cc: 32 + hit = 32; bb: 64; cb: 32.
+        // R, line fill (a miss fills the 128 B line), 1@128 once.
+        //   cc: 128; bb: 32 (one sector read around L1); cb: 32.
+        // Before the descent: best N 96, M 32, R 32; cc's regrets 1, 1, 4
+        // (worst 4), bb's 1, 2, 1 (worst 2): bb is chosen, worst 2 > 1.01,
+        // so the descent runs. Flipping group [0] gives cb: 64, 32, 32, the
+        // new best everywhere, regret 1 (bb's is now 1.5, 2, 1: worst 2),
+        // so cb is kept. Then every flip of cb is cc or bb, already known.
+        let n = trace(&[(0, 0), (1, 128), (0, 0)], 2);
+        let m = trace(&[(0, 0), (0, 0)], 2);
+        let r = trace(&[(1, 128)], 2);
+        let scenarios = [
+            Scenario {
+                assumption: Assumption::Nominal,
+                trace: &n,
+                config: L1Config::sector_fill(128),
+            },
+            Scenario {
+                assumption: Assumption::RoundRobin,
+                trace: &m,
+                config: L1Config::sector_fill(128),
+            },
+            Scenario {
+                assumption: Assumption::GathersLocal,
+                trace: &r,
+                config: L1Config::line_fill(128),
+            },
+        ];
+        let mut cands = vec![
+            Candidate {
+                origin: "cc".into(),
+                cached: vec![true, true],
+            },
+            Candidate {
+                origin: "bb".into(),
+                cached: vec![false, false],
+            },
+        ];
+        let groups = [vec![0], vec![1]];
+        let plain = weigh(&cands, &scenarios, false, SearchLimit::NONE).unwrap();
+        assert_eq!(plain.chosen, 1);
+        assert_eq!(plain.worst, 2.0);
+        let w =
+            weigh_and_descend(&mut cands, &scenarios, false, SearchLimit::NONE, &groups).unwrap();
+        assert_eq!(cands.len(), 3);
+        assert_eq!(cands[2].origin, "regret descent");
+        assert_eq!(cands[2].cached, vec![true, false]);
+        assert_eq!(
+            w.bytes,
+            vec![vec![96, 32, 128], vec![96, 64, 32], vec![64, 32, 32]]
+        );
+        assert_eq!(w.best, vec![64, 32, 32]);
+        assert_eq!(w.chosen, 2);
+        assert_eq!(w.worst, 1.0);
+        // Two plain weighings' simulations (2 x 3) and one flip's (3).
+        assert_eq!(w.simulations, 9);
+        // With no group, or a limit that leaves no room for a flip, the
+        // plain weighing's choice stands.
+        let mut again = cands[..2].to_vec();
+        let cut = SearchLimit {
+            simulated_accesses: plain.simulated_accesses,
+            deadline: None,
+        };
+        let w = weigh_and_descend(&mut again, &scenarios, false, cut, &groups).unwrap();
+        assert_eq!((again.len(), w.chosen, w.worst), (2, 1, 2.0));
     }
 
     #[test]

@@ -40,7 +40,7 @@ use crate::decide::kernel_model::{
     l2_bytes_of, model_within, KernelModel, SearchCut, SearchLimit, Verdicts,
 };
 use crate::decide::policy::Decision;
-use crate::decide::robust::{weigh, Assumption, Candidate, Scenario, NEAR};
+use crate::decide::robust::{weigh_and_descend, Assumption, Candidate, Scenario, NEAR};
 use crate::facts::address::{Base, Expr};
 use crate::facts::geometry::Dim3;
 use crate::facts::memory::Memory;
@@ -919,7 +919,18 @@ fn robust_choice(
         deadline: limit.deadline,
     };
     let prefer_cache = scenarios[0].config.fill == Fill::Sector;
-    let w = weigh(&candidates, scenarios, prefer_cache, weigh_limit)?;
+    let groups = if usable {
+        source_groups(scenarios)
+    } else {
+        Vec::new()
+    };
+    let w = weigh_and_descend(
+        &mut candidates,
+        scenarios,
+        prefer_cache,
+        weigh_limit,
+        &groups,
+    )?;
     let chosen = &candidates[w.chosen];
     let mut hinges = vec![Vec::new(); n];
     let mut hinges_on = Vec::new();
@@ -963,6 +974,50 @@ fn robust_choice(
 /// The simulated L1, from the hardware facts (`l1_config`; issue 19).
 /// The bytes one L1 miss fetches: a sector on sector-fill parts, the line
 /// on line-fill ones (`model::read_once`'s unit).
+/// The decided loads some scenario's trace executes, grouped by source
+/// site (`line:column`): the copies clang made of one source load by
+/// unrolling a loop (a CSR row walk's prologue and its four-fold body)
+/// share one, and a decision about the source load is a decision about all
+/// of them. A load without a location (line 0) is a group of its own.
+fn source_groups(scenarios: &[Scenario]) -> Vec<Vec<usize>> {
+    let Some(first) = scenarios.first() else {
+        return Vec::new();
+    };
+    let instructions = &first.trace.instructions;
+    let mut executed = vec![false; instructions.len()];
+    for s in scenarios {
+        for e in &s.trace.events {
+            if let Some(x) = executed.get_mut(e.inst as usize) {
+                *x = true;
+            }
+        }
+    }
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut by_site: HashMap<&str, usize> = HashMap::new();
+    for (i, inst) in instructions.iter().enumerate() {
+        if inst.kind != Kind::Load || !executed[i] {
+            continue;
+        }
+        // `line:column` or `file:line:column`: the line is next to last.
+        let line = inst
+            .site
+            .rsplit(':')
+            .nth(1)
+            .and_then(|l| l.parse::<u32>().ok());
+        let located = line.is_some_and(|l| l > 0);
+        match by_site.get(inst.site.as_str()) {
+            Some(&g) if located => groups[g].push(i),
+            _ => {
+                if located {
+                    by_site.insert(inst.site.as_str(), groups.len());
+                }
+                groups.push(vec![i]);
+            }
+        }
+    }
+    groups
+}
+
 fn fill_unit(config: &L1Config) -> u64 {
     u64::from(match config.fill {
         Fill::Sector => config.sector_bytes,
