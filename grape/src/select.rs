@@ -22,9 +22,9 @@
 //!   0.37 s at k = 32, 3-D Delaunay 100 k: 0.04 s against 0.41 s at k = 256, process CPU seconds of
 //!   `examples/candidate_one`), so the second one adds little. The vertex start runs first so that
 //!   METIS's peak (its coarsened graphs: 52 MiB of 3-D Delaunay 1 M's 53) is not stacked on a kept
-//!   partition. Where METIS's coarsest graph keeps half the vertices (at most 60 a part: 3-D
-//!   Delaunay 100 k at k = 256 is the one benchmark row), the vertex start runs with one METIS
-//!   initial partition (`vertex_start::quick`, half the process's time there) and the anchor's
+//!   partition. Where METIS's coarsening target is half the vertices or more (at most 60 a part: 3-D
+//!   Delaunay 100 k at k = 256 is the one benchmark row), the vertex start runs with one try per
+//!   METIS initial bisection (`vertex_start::quick`, half the process's time there) and the anchor's
 //!   start follows only if it wins. The clone-graph partition (`two_stage`) is not run: it won on
 //!   `copter2` and 3-D Delaunay at k = 32 by 1–5 %, but a clone graph of 2m vertices put GRAPE at
 //!   334–393 MiB on 1 M-edge graphs, 5–13 times NE's memory;

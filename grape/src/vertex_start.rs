@@ -45,9 +45,10 @@ fn refined(graph: &Graph, mut partition: EdgePartition) -> EdgePartition {
 }
 
 /// Whether `select` runs [`quick`] before (and usually instead of) [`vertex_start`]: when METIS's
-/// coarsest graph keeps at least half of the `vertices` (it coarsens to no fewer than 30 k, so at
-/// most 60 vertices a part). Its initial partition (recursive bisection into k parts, each
-/// bisection the best of four) then runs on about the whole graph and is most of GRAPE's time:
+/// coarsening target (`metis_kway::coarsest_target`, at least 30 k) is half the `vertices` or
+/// more, i.e. at most 60 vertices a part, so that one level of matching (which at most halves the
+/// graph) reaches it. Its initial partition (recursive bisection into k parts, each bisection the
+/// best of four) then runs on half the graph or more and is most of GRAPE's time:
 /// on 3-D Delaunay 100 k (12,987 vertices) at k = 256, METIS was 70 % of the process by `perf`,
 /// and one try a bisection took the process from 0.47 to 0.23 CPU s (`bench/partition/README.md`).
 /// Larger graphs, or the same at smaller k, keep the anchor's start: there the coarsest graph is
