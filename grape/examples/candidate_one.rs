@@ -3,7 +3,8 @@
 //!
 //! `cargo run --release -p gpucc-cache-grape --example candidate_one -- GRAPH K CANDIDATE SEED`
 //!
-//! CANDIDATE: expansion, hybrid, frontier, clone-graph, vertex-start, dense-greedy. Prints
+//! CANDIDATE: expansion, hybrid, frontier, clone-graph, vertex-start, quick-vertex-start,
+//! dense-greedy. Prints
 //! `candidate=X mode=M cost=C seconds=S` (S: the candidate alone, without reading the graph).
 
 use std::process::ExitCode;
@@ -27,8 +28,9 @@ fn run(args: &[String]) -> Result<(), String> {
         "frontier" => Candidate::Frontier,
         "clone-graph" => Candidate::CloneGraph,
         "vertex-start" => Candidate::VertexStart,
+        "quick-vertex-start" => Candidate::QuickVertexStart,
         "dense-greedy" => Candidate::DenseGreedy,
-        other => return Err(format!("unknown candidate '{other}' (expansion, hybrid, frontier, clone-graph, vertex-start, dense-greedy)")),
+        other => return Err(format!("unknown candidate '{other}' (expansion, hybrid, frontier, clone-graph, vertex-start, quick-vertex-start, dense-greedy)")),
     };
     let job = common::job(graph, k, seed)?;
     let start = Instant::now();

@@ -15,7 +15,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::graph::Graph;
-use crate::metis_kway::{self, MetisError};
+use crate::metis_kway::{self, InitialTries, MetisError};
 use crate::partition::{target_load, EdgePartition};
 use crate::rng::SplitMix64;
 
@@ -60,13 +60,19 @@ pub fn random(graph: &Graph, parts: u32, seed: u64) -> EdgePartition {
 }
 
 /// METIS k-way partition of D's vertices (unit weights), the part of every vertex.
-fn metis_vertex_parts(graph: &Graph, parts: u32, seed: u64) -> Result<Vec<u32>, MetisError> {
+fn metis_vertex_parts(
+    graph: &Graph,
+    parts: u32,
+    seed: u64,
+    tries: InitialTries,
+) -> Result<Vec<u32>, MetisError> {
     metis_kway::partition_with(
         graph.vertices as usize,
         || graph.edges.iter().map(|&(u, v)| (u, v, 1)),
         parts,
         VERTEX_UFACTOR,
         seed,
+        tries,
     )
 }
 
@@ -74,7 +80,7 @@ fn metis_vertex_parts(graph: &Graph, parts: u32, seed: u64) -> Result<Vec<u32>, 
 /// then the clusters are rebalanced to exactly `target_load` edges. `parts` 0 is taken as 1.
 pub fn vertex(graph: &Graph, parts: u32, seed: u64) -> Result<EdgePartition, MetisError> {
     let parts = parts.max(1);
-    let part = metis_vertex_parts(graph, parts, seed)?;
+    let part = metis_vertex_parts(graph, parts, seed, InitialTries::Metis)?;
     let mut cluster: Vec<u32> = graph
         .edges
         .iter()
@@ -150,10 +156,21 @@ fn rebalance(graph: &Graph, part: &[u32], parts: u32, cluster: &mut [u32]) {
 /// METIS k-way partition of D's vertices turned into an edge partition the standard way
 /// ([`assign_by_vertex_part`]), then rebalanced to exact balance by best C-gain moves
 /// ([`rebalance_exact`]); the clusters are numbered so that cluster c holds `target_load(m, k, c)`
-/// edges, like every other method's. `parts` 0 is taken as 1.
+/// edges, like every other method's. `parts` 0 is taken as 1. METIS runs with its own effort: this
+/// is the anchor.
 pub fn vertex_greedy(graph: &Graph, parts: u32, seed: u64) -> Result<EdgePartition, MetisError> {
+    vertex_greedy_with(graph, parts, seed, InitialTries::Metis)
+}
+
+/// [`vertex_greedy`] with METIS trying `tries` initial partitions of its coarsest graph.
+pub fn vertex_greedy_with(
+    graph: &Graph,
+    parts: u32,
+    seed: u64,
+    tries: InitialTries,
+) -> Result<EdgePartition, MetisError> {
     let parts = parts.max(1);
-    let part = metis_vertex_parts(graph, parts, seed)?;
+    let part = metis_vertex_parts(graph, parts, seed, tries)?;
     let mut partition = assign_by_vertex_part(graph, &part, parts);
     drop(part);
     let target = exact_targets(&partition.loads());

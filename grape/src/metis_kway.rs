@@ -6,6 +6,28 @@
 
 use metis::{option, Graph as MetisGraph, Idx};
 
+/// METIS's `METIS_OPTION_NIPARTS` (its `moptions_et` index 6, `metis.h`): how many initial
+/// partitions of the coarsest graph it tries. The `metis` crate has no option type for it.
+const NIPARTS_INDEX: usize = 6;
+
+/// How hard METIS works on its coarsest graph. It splits it into k parts by recursive bisection
+/// (`kmetis.c`, `InitKWayPartitioning`), each bisection the best of this many (its `NCUTS` there,
+/// `pmetis.c`, `MultilevelBisect`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InitialTries {
+    /// METIS's own choice: 4 when its coarsening target is 30 k vertices, 5 otherwise.
+    Metis,
+    /// One: each bisection made once.
+    One,
+}
+
+/// The vertex count METIS's k-way partition coarsens a graph of `vertices` vertices down to before
+/// its initial partition (`kmetis.c`: max(n / (40 ⌊log2 k⌋), 30 k)).
+pub fn coarsest_target(vertices: usize, parts: u32) -> usize {
+    let log2 = (u32::BITS - 1 - parts.max(1).leading_zeros()).max(1) as usize;
+    (vertices / (40 * log2)).max(30 * parts as usize)
+}
+
 #[derive(Debug)]
 pub struct MetisError(pub String);
 
@@ -26,7 +48,14 @@ pub fn partition(
     ufactor: Idx,
     seed: u64,
 ) -> Result<Vec<u32>, MetisError> {
-    partition_with(vertices, || edges.iter().copied(), parts, ufactor, seed)
+    partition_with(
+        vertices,
+        || edges.iter().copied(),
+        parts,
+        ufactor,
+        seed,
+        InitialTries::Metis,
+    )
 }
 
 /// `partition` of the graph whose edges `edges()` yields (called twice: once to count, once to
@@ -40,6 +69,7 @@ pub fn partition_with<I, F>(
     parts: u32,
     ufactor: Idx,
     seed: u64,
+    tries: InitialTries,
 ) -> Result<Vec<u32>, MetisError>
 where
     I: Iterator<Item = (u32, u32, Idx)>,
@@ -108,8 +138,13 @@ where
     adjwgt.truncate(at);
     let nparts = Idx::try_from(parts).map_err(|_| too_large())?;
     let mut part: Vec<Idx> = vec![0; vertices];
+    let mut options = [-1; metis::NOPTIONS];
+    if tries == InitialTries::One {
+        options[NIPARTS_INDEX] = 1;
+    }
     let graph = MetisGraph::new(1, nparts, &xadj, &adjncy)
         .map_err(|e| MetisError(e.to_string()))?
+        .set_options(&options)
         .set_adjwgt(&adjwgt)
         .set_option(option::UFactor(ufactor))
         .set_option(option::Seed((seed & 0x7fff_ffff) as Idx));
