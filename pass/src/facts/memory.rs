@@ -19,7 +19,35 @@ use crate::options::{ArgRef, KernelData};
 pub struct Memory {
     /// (parameter index, start address, bytes), by parameter index.
     regions: Vec<(u32, i64, Arc<Vec<u8>>)>,
+    /// Guessed row offsets ([`Memory::guess_rows`]).
+    rows: Vec<GuessedRows>,
 }
+
+/// A row-offset array nobody bound, standing for one whose row `i` holds
+/// `lengths[i % lengths.len()]` elements: `p[i]` is the sum of the lengths
+/// before row `i`; offsets of `size` bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct GuessedRows {
+    index: u32,
+    start: i64,
+    size: i64,
+    lengths: &'static [i64],
+}
+
+impl GuessedRows {
+    /// `p[row]`.
+    fn offset(&self, row: i64) -> i64 {
+        let n = self.lengths.len() as i64;
+        let cycle: i64 = self.lengths.iter().sum();
+        let before: i64 = self.lengths[..row.rem_euclid(n) as usize].iter().sum();
+        row.div_euclid(n) * cycle + before
+    }
+}
+
+/// How far past its start a guessed row-offset array reaches: 2^34 bytes,
+/// a quarter of the distance between two parameters' stand-in addresses
+/// (`Base::address`), so it never reads into another parameter's.
+const GUESSED_SPAN: i64 = 1 << 34;
 
 impl Memory {
     /// The regions `data` binds for `function`'s parameters (a name that is no
@@ -44,16 +72,47 @@ impl Memory {
             regions.retain(|r: &(u32, i64, Arc<Vec<u8>>)| r.0 != index);
             regions.push((index, start, bytes.clone()));
         }
-        Memory { regions }
+        Memory {
+            regions,
+            rows: Vec::new(),
+        }
+    }
+
+    /// Binds parameter `index`, a row-offset array of `size`-byte offsets
+    /// nobody bound, to the guess that its rows hold `lengths` elements in
+    /// turn (row `i`: `lengths[i % lengths.len()]`). A parameter with bound
+    /// data keeps it.
+    pub fn guess_rows(&mut self, index: u32, size: i64, lengths: &'static [i64]) {
+        if self.bound().contains(&index) || !matches!(size, 4 | 8) || lengths.is_empty() {
+            return;
+        }
+        let start = Base::Param {
+            index,
+            name: String::new(),
+        }
+        .address();
+        self.rows.push(GuessedRows {
+            index,
+            start,
+            size,
+            lengths,
+        });
+    }
+
+    /// Whether some parameter holds guessed rows, not data.
+    pub fn has_guesses(&self) -> bool {
+        !self.rows.is_empty()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.regions.is_empty()
+        self.regions.is_empty() && self.rows.is_empty()
     }
 
-    /// The parameter indices with bound data.
+    /// The parameter indices with bound data or guessed rows.
     pub fn bound(&self) -> Vec<u32> {
-        self.regions.iter().map(|r| r.0).collect()
+        (self.regions.iter().map(|r| r.0))
+            .chain(self.rows.iter().map(|r| r.index))
+            .collect()
     }
 
     /// The integer of `bytes` bytes at `address`, sign-extended (the IR's
@@ -61,6 +120,12 @@ impl Memory {
     pub fn read(&self, address: i64, bytes: u32) -> Option<i64> {
         if !matches!(bytes, 1 | 2 | 4 | 8) {
             return None;
+        }
+        if let Some(r) = self.rows.iter().find(|r| {
+            address >= r.start && address - r.start < GUESSED_SPAN && i64::from(bytes) == r.size
+        }) {
+            let at = address - r.start;
+            return (at % r.size == 0).then(|| r.offset(at / r.size));
         }
         let (_, start, data) = self.regions.iter().find(|r| {
             address >= r.1 && (address - r.1) as u64 + u64::from(bytes) <= r.2.len() as u64
@@ -71,5 +136,52 @@ impl Memory {
         let v = i64::from_le_bytes(raw);
         let shift = 64 - 8 * bytes;
         Some((v << shift) >> shift)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn param(index: u32) -> i64 {
+        Base::Param {
+            index,
+            name: String::new(),
+        }
+        .address()
+    }
+
+    #[test]
+    fn guessed_rows_hold_their_lengths_in_turn() {
+        // Rows of 5, 6, 7, 8 elements in turn: p[0..6] = 0, 5, 11, 18,
+        // 26, 31 (26 = 5 + 6 + 7 + 8, then row 4 is 5 long again).
+        let mut m = Memory::default();
+        m.guess_rows(0, 4, &[5, 6, 7, 8]);
+        let p = param(0);
+        let got: Vec<Option<i64>> = (0..6).map(|i| m.read(p + 4 * i, 4)).collect();
+        assert_eq!(
+            got,
+            [0, 5, 11, 18, 26, 31].map(Some),
+            "4-byte offsets, read at their width"
+        );
+        // Another width, a misaligned address, another parameter: unknown.
+        assert_eq!(m.read(p, 8), None);
+        assert_eq!(m.read(p + 2, 4), None);
+        assert_eq!(m.read(param(1), 4), None);
+        assert_eq!(m.bound(), [0]);
+        assert!(m.has_guesses());
+        // 8-byte offsets: p[3] = 18.
+        let mut wide = Memory::default();
+        wide.guess_rows(2, 8, &[5, 6, 7, 8]);
+        assert_eq!(wide.read(param(2) + 24, 8), Some(18));
+        // A parameter whose data the user bound keeps its data.
+        let bytes = Arc::new(7i32.to_le_bytes().repeat(4));
+        let mut bound = Memory {
+            regions: vec![(0, param(0), bytes)],
+            rows: Vec::new(),
+        };
+        bound.guess_rows(0, 4, &[5, 6, 7, 8]);
+        assert!(!bound.has_guesses());
+        assert_eq!(bound.read(param(0) + 4, 4), Some(7));
     }
 }

@@ -274,18 +274,43 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         .map_err(|_| NoModel::Error("block too large".to_string()))?;
     let occ = occupancy(hw, threads, k.registers, k.static_shared_bytes)
         .map_err(|e| NoModel::Error(e.to_string()))?;
-    let program = kernel_program(
+    let traced: Vec<TracedLoad> = k.loads.iter().map(|l| l.0).collect();
+    let mut program = kernel_program(
         k.function,
-        &k.loads.iter().map(|l| l.0).collect::<Vec<_>>(),
+        &traced,
         &k.scope,
         k.memory.as_ref().map(|m| m.bound()).unwrap_or_default(),
     );
+    // Row-offset arrays nobody bound (CSR rows, adjacency lists:
+    // `control::packed_starts`) stand for rows of `ROW_GUESS` elements,
+    // and the program is folded again reading them as data: one guess, in
+    // the source loop's elements, that gives clang's remainder loop and its
+    // unrolled body their trip counts and every row its place (issue 19
+    // fact 12). Without it each loop bounded by a loaded offset ran the
+    // walk's guessed trip count of its own body: 8 of a remainder loop that
+    // never runs more than 3, and 8 of a body unrolled by 4, 40 elements a
+    // row.
+    let mut memory = k.memory.clone();
+    let mut guessed = Memory::default();
+    if let Some(m) = &k.memory {
+        guessed = (**m).clone();
+    }
+    for p in &program.program.packed_starts {
+        if let Some(index) = only_param(&p.start) {
+            guessed.guess_rows(index, p.size, ROW_GUESS);
+        }
+    }
+    let rows_guessed = guessed.has_guesses();
+    if rows_guessed {
+        program = kernel_program(k.function, &traced, &k.scope, guessed.bound());
+        memory = Some(Rc::new(guessed));
+    }
     let launch = Launch {
         block: k.block,
         grid: k.grid,
         blocks: resident_blocks(occ.blocks_per_sm, hw.sm_count(), k.grid),
         args: k.args.clone(),
-        memory: k.memory.clone(),
+        memory,
         order: WarpOrder::default(),
     };
     let grant = k.grant;
@@ -343,6 +368,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     let gathers: Vec<bool> = walked.accesses.iter().map(|a| a.gather).collect();
     let phis: Vec<bool> = walked.accesses.iter().map(|a| a.phi).collect();
     let whole = program.complete
+        && !rows_guessed
         && !walked.guessed_trips
         && !(walked.accesses.iter()).any(|a| a.standin || a.based);
     // Runs the code itself stores one after another (`control::
@@ -974,6 +1000,34 @@ fn robust_choice(
 /// The simulated L1, from the hardware facts (`l1_config`; issue 19).
 /// The bytes one L1 miss fetches: a sector on sector-fill parts, the line
 /// on line-fill ones (`model::read_once`'s unit).
+/// Elements per row of a row-offset array nobody bound (see `simulate`),
+/// row by row in turn: a guess, in the source loop's iterations. 5 to 8 is
+/// a 2-D mesh's Laplacian (5) up to a 3-D one's (7) and a little beyond,
+/// about the walk's guessed trip count (`walk::DEFAULT_BUDGET.unknown_trip`,
+/// 8) on average; consecutive rows differ, as real rows do, so that every
+/// remainder of an unroll by 2, 4 or 8 occurs and clang's remainder loop
+/// runs for some lanes and not for others.
+pub const ROW_GUESS: &[i64] = &[5, 6, 7, 8];
+
+/// The one kernel parameter an address is based on, if it has exactly one.
+fn only_param(address: &Expr) -> Option<u32> {
+    let mut found: Option<Option<u32>> = None;
+    address.visit(&mut |x| {
+        if let Expr::Base(b) = x {
+            let here = match b {
+                Base::Param { index, .. } => Some(*index),
+                _ => None,
+            };
+            found = match found {
+                None => Some(here),
+                Some(seen) if seen == here => Some(seen),
+                Some(_) => Some(None),
+            };
+        }
+    });
+    found.flatten()
+}
+
 /// The decided loads some scenario's trace executes, grouped by source
 /// site (`line:column`): the copies clang made of one source load by
 /// unrolling a loop (a CSR row walk's prologue and its four-fold body)
