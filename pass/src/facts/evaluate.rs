@@ -1095,7 +1095,12 @@ mod tests {
             // Zero absorbs an unknown (`eval`'s rule), lane by lane.
             node(BinOp::Mul, &v0, &node(BinOp::Sub, &v1, &v1, 64), 64),
             node(BinOp::And, &zero, &unknown, 64),
-            node(BinOp::Add, &shared, &node(BinOp::Shl, &shared, &tid, 64), 64),
+            node(
+                BinOp::Add,
+                &shared,
+                &node(BinOp::Shl, &shared, &tid, 64),
+                64,
+            ),
             Rc::new(Expr::Cast {
                 op: crate::facts::int::CastOp::SExt,
                 value: node(BinOp::Sub, &v0, &ctaid, 8),

@@ -210,15 +210,15 @@ pub struct Launch {
     pub order: WarpOrder,
 }
 
+/// A lane's environment and unknown starts; where it is, and its
+/// variables, are its warp's (`Warp`, `Leaves`), in rows.
 struct Lane {
+    /// Brought up to date (stand-in, variables) only before something
+    /// reads more of it than ids: see `Warp::prepare`.
     env: Env,
-    at: u32,
-    /// Iterations done of the loop headed by each node, this entry.
-    trips: Vec<u32>,
     /// Per loop variable: 0, or the number of the unknown start its value
     /// is relative to (`unknowns::Based`).
     bases: Vec<u32>,
-    done: bool,
 }
 
 /// Where a warp is in the block it runs.
@@ -337,8 +337,32 @@ struct Warp {
     current: Option<Position>,
     /// The lane list of the last block run, for the next.
     spare: Vec<usize>,
+    /// Per lane: the block it runs next, and whether it returned.
+    at: Vec<u32>,
+    done: Vec<bool>,
+    /// Per node and lane (`[node * lanes + lane]`): iterations done of the
+    /// loop the node heads, this entry.
+    trips: Vec<u32>,
     executions: Vec<u32>,
     steps: u64,
+}
+
+impl Warp {
+    /// Brings the environments of `lanes` up to date before a tape reads
+    /// more of them than ids and variables (`Tape::reads_env`): their
+    /// stand-in, and their variables from the rows the walk keeps.
+    fn prepare(&mut self, lanes: &[usize], standin: Standin) {
+        let leaves = &self.leaves;
+        for &l in lanes {
+            let env = &mut self.lanes[l].env;
+            env.standin = standin;
+            for (v, (row, known)) in
+                (env.vars.iter_mut()).zip(leaves.vars.iter().zip(&leaves.known))
+            {
+                *v = (known >> l & 1 != 0).then(|| row[l]);
+            }
+        }
+    }
 }
 
 /// A node's exit test, compiled for lane groups.
@@ -618,10 +642,7 @@ fn warps(program: &Program, launch: &Launch, instructions: usize) -> Vec<Warp> {
                     env.ctaid = *ctaid;
                     Lane {
                         env,
-                        at: 0,
-                        trips: vec![0; program.nodes.len()],
                         bases: vec![0; program.vars as usize],
-                        done: program.nodes.is_empty(),
                     }
                 })
                 .collect();
@@ -632,6 +653,9 @@ fn warps(program: &Program, launch: &Launch, instructions: usize) -> Vec<Warp> {
                 leaves,
                 current: None,
                 spare: Vec::new(),
+                at: vec![0; chunk.len()],
+                done: vec![program.nodes.is_empty(); chunk.len()],
+                trips: vec![0; program.nodes.len() * chunk.len()],
                 executions: vec![0; instructions],
                 steps: 0,
             });
@@ -728,16 +752,16 @@ impl Walker<'_> {
             let mut lanes = std::mem::take(&mut w.spare);
             lanes.clear();
             let mut next = None;
-            for (i, l) in w.lanes.iter().enumerate() {
-                if l.done {
+            for (i, (&to, &done)) in w.at.iter().zip(&w.done).enumerate() {
+                if done {
                     continue;
                 }
-                let rank = self.shape.rank[l.at as usize];
+                let rank = self.shape.rank[to as usize];
                 match next {
-                    Some((r, at)) if r < rank || (r == rank && at != l.at) => continue,
+                    Some((r, at)) if r < rank || (r == rank && at != to) => continue,
                     Some((r, _)) if r == rank => {}
                     _ => {
-                        next = Some((rank, l.at));
+                        next = Some((rank, to));
                         lanes.clear();
                     }
                 }
@@ -770,9 +794,7 @@ impl Walker<'_> {
         let tape = &self.address_tapes[node as usize][op];
         let uses = self.standins[m.inst as usize];
         if tape.reads_env() || uses != Standins::None {
-            for &l in lanes.iter() {
-                w.lanes[l].env.standin = Standin::Low;
-            }
+            w.prepare(lanes, Standin::Low);
         }
         if uses != Standins::ThroughVariable {
             tape.run(&Group::of(w, lanes), &mut self.rows);
@@ -934,9 +956,7 @@ impl Walker<'_> {
     fn enter_group(&mut self, w: &mut Warp, from: u32, to: u32, lanes: &[usize]) {
         let target = &self.program.nodes[to as usize];
         if self.phis_read_env[to as usize] {
-            for &l in lanes {
-                w.lanes[l].env.standin = Standin::Low;
-            }
+            w.prepare(lanes, Standin::Low);
         }
         if !target.phis.is_empty() {
             let mut values = std::mem::take(&mut self.phi_lanes);
@@ -963,12 +983,12 @@ impl Walker<'_> {
                 self.relative_phis(w, from, to, lanes, &mut values, &mut bases, entry);
             }
             for (i, (p, vals)) in target.phis.iter().zip(values.iter()).enumerate() {
-                for (at, (&l, v)) in lanes.iter().zip(vals).enumerate() {
+                for (&l, v) in lanes.iter().zip(vals) {
                     w.leaves.set(p.var, l, *v);
-                    let lane = &mut w.lanes[l];
-                    lane.env.vars[p.var as usize] = *v;
-                    if let Some(b) = bases.get(i) {
-                        lane.bases[p.var as usize] = b[at];
+                }
+                if let Some(b) = bases.get(i) {
+                    for (&l, &base) in lanes.iter().zip(b) {
+                        w.lanes[l].bases[p.var as usize] = base;
                     }
                 }
             }
@@ -977,14 +997,14 @@ impl Walker<'_> {
             self.phi_lanes = values;
         }
         let back = self.shape.in_loop(to, to) && self.shape.in_loop(from, to);
+        let trips = &mut w.trips[to as usize * w.at.len()..][..w.at.len()];
         for &l in lanes {
-            let lane = &mut w.lanes[l];
             if back {
-                lane.trips[to as usize] += 1;
+                trips[l] += 1;
             } else {
-                lane.trips[to as usize] = 0;
+                trips[l] = 0;
             }
-            lane.at = to;
+            w.at[l] = to;
         }
     }
 
@@ -1053,9 +1073,7 @@ impl Walker<'_> {
             ExitTape::Switch(on) => on.reads_env(),
         };
         if tested {
-            for &l in lanes {
-                w.lanes[l].env.standin = Standin::Absent;
-            }
+            w.prepare(lanes, Standin::Absent);
         }
         // A test of a variable relative to an unknown start is unknown:
         // the lanes (a bit each) whose test is.
@@ -1072,7 +1090,7 @@ impl Walker<'_> {
         match (exit, &self.exit_tapes[node as usize]) {
             (Exit::Return | Exit::Stop, _) => {
                 for &l in lanes {
-                    w.lanes[l].done = true;
+                    w.done[l] = true;
                 }
             }
             (Exit::Jump(t), _) => moves.extend(lanes.iter().map(|&l| (l, *t))),
@@ -1084,10 +1102,25 @@ impl Walker<'_> {
             ) => {
                 let (known, holds) = test.run(&Group::of(w, lanes), &mut self.rows);
                 let known = known & !blind;
+                // The iterations done of the loop the test may leave.
+                let exit = self.loop_exits[node as usize];
+                let header = exit.map_or(0, |e| e.0 as usize);
+                let trips = &w.trips[header * w.at.len()..][..w.at.len()];
+                // Every lane alike (the same outcome, the same iterations):
+                // one decision for the group.
+                let all = all_lanes(lanes.len());
+                let alike = (known == 0
+                    || (known == all && (holds & all == 0 || holds & all == all)))
+                    && (exit.is_none() || lanes.iter().all(|&l| trips[l] == trips[lanes[0]]));
+                if let (true, Some(&first)) = (alike, lanes.first()) {
+                    let known = (known & 1 != 0).then_some(holds & 1 != 0);
+                    let to = self.branch(trips[first], node, known, *then, *otherwise);
+                    moves.extend(lanes.iter().map(|&l| (l, to)));
+                    return;
+                }
                 for (at, &l) in lanes.iter().enumerate() {
-                    let lane = &w.lanes[l];
                     let known = (known >> at & 1 != 0).then_some(holds >> at & 1 != 0);
-                    let to = self.branch(lane, node, known, *then, *otherwise);
+                    let to = self.branch(trips[l], node, known, *then, *otherwise);
                     moves.push((l, to));
                 }
             }
@@ -1133,9 +1166,11 @@ impl Walker<'_> {
         default
     }
 
+    /// Where a branch sends a lane whose test is `known` (`None`: unknown),
+    /// `trips` being its iterations done of the loop the branch may leave.
     fn branch(
         &mut self,
-        lane: &Lane,
+        trips: u32,
         node: u32,
         known: Option<bool>,
         then: u32,
@@ -1144,11 +1179,11 @@ impl Walker<'_> {
         // A loop's exit test: the budget may end the loop.
         let exit = self.loop_exits[node as usize];
         let known = known.map(|c| if c { then } else { otherwise });
-        let Some((header, out, stay)) = exit else {
+        let Some((_, out, stay)) = exit else {
             self.guessed_paths |= known.is_none();
             return known.unwrap_or(self.guarded[node as usize]);
         };
-        let done = lane.trips[header as usize] + 1;
+        let done = trips + 1;
         if done >= self.budget.iterations && known == Some(stay) {
             self.truncated = Some(format!(
                 "loops cut at {} iterations per entry",
