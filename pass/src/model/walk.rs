@@ -231,8 +231,9 @@ struct Position {
 }
 
 /// A warp's thread ids and phi variables in rows (a value per lane), so
-/// that a tape reads a row at once rather than each lane's [`Env`]; the
-/// variables are kept equal to the lanes' `Env::vars`.
+/// that a tape reads a row at once rather than each lane's [`Env`]. The
+/// variables live here; a lane's `Env::vars` is a copy that
+/// `Warp::prepare` refreshes before a tape reads the environment.
 struct Leaves {
     /// By axis.
     tid: [Vec<i64>; 3],
