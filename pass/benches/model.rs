@@ -21,6 +21,9 @@
 //! smallest size of the same kernel. Last, the full `auto` search
 //! (`kernel_model::model`) on the largest traces: its time, simulations,
 //! and replayed thread-accesses per second.
+//!
+//! Arguments (after `--`) filter: kernel names run those kernels only, and
+//! `walk` runs the walks alone (no simulation, no search: for a profiler).
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -325,6 +328,15 @@ fn ns(accesses: u64, t: Duration) -> f64 {
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let walk_only = args.iter().any(|a| a == "walk");
+    let kernels: Vec<Kernel> = [coalesced(), stencil(), gather()]
+        .into_iter()
+        .filter(|k| !args.iter().any(|a| a != "walk") || args.iter().any(|a| a == k.name))
+        .collect();
     let configs = [
         (
             "sm_90 224K sector",
@@ -353,7 +365,7 @@ fn main() {
         "xSFer",
     );
     let mut largest = Vec::new();
-    for kernel in [coalesced(), stencil(), gather()] {
+    for kernel in kernels {
         let mut base: Option<[f64; 3]> = None;
         let mut last = None;
         for &target in &SIZES {
@@ -364,7 +376,10 @@ fn main() {
             let n = trace.thread_accesses();
             let cached = vec![true; trace.instructions.len()];
             let sims: Vec<Duration> = (l1s.iter_mut())
-                .map(|l1| best(|| l1.run(&trace, &cached).expect("valid trace").loads.sectors).0)
+                .map(|l1| match walk_only {
+                    true => Duration::ZERO,
+                    false => best(|| l1.run(&trace, &cached).expect("valid trace").loads.sectors).0,
+                })
                 .collect();
             let per = [ns(n, walk_t), ns(n, sims[0]), ns(n, sims[1])];
             let b = *base.get_or_insert(per);
@@ -385,6 +400,9 @@ fn main() {
             last = Some(trace);
         }
         largest.push((kernel, last.expect("three sizes")));
+    }
+    if walk_only {
+        return;
     }
     println!();
     println!("full `auto` search (kernel_model::model) on the largest traces, best of 3");

@@ -7,6 +7,10 @@
 //! executes the load; a guard that cannot be computed leaves the thread
 //! active (the paper's assumption). Loop recurrences evaluate at their
 //! first iteration.
+//!
+//! [`eval`] and [`eval_cond`] give one thread's values; [`Tape`] and
+//! [`CondTape`] give the same values for a group of threads at once, step
+//! by step over rows of lanes (the kernel-level walk's hot path).
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -15,9 +19,10 @@ use crate::facts::address::{Cond, Expr, Sreg, Why, E};
 use crate::facts::bounds::{self, Interval};
 use crate::facts::geometry::Dim3;
 use crate::facts::guards::Guard;
-use crate::facts::int::{apply_bin, apply_cast, compare, BinOp};
+use crate::facts::int::{apply_bin, apply_cast, compare, ring_lanes, BinOp};
 use crate::facts::memory::Memory;
 use crate::facts::traffic::Access;
+use crate::llvm::ir::IntPredicate;
 
 /// The launch values one evaluation sees.
 #[derive(Clone, Debug)]
@@ -84,7 +89,7 @@ impl Env {
         }
     }
 
-    fn sreg(&self, s: Sreg) -> Option<i64> {
+    pub fn sreg(&self, s: Sreg) -> Option<i64> {
         Some(match s {
             Sreg::Tid(a) => self.tid[a as usize],
             Sreg::Ctaid(a) => self.ctaid[a as usize],
@@ -112,6 +117,11 @@ impl Env {
 /// thread ids and phi variables are steps of their own; every other node
 /// (a `select`, a stand-in, bound data) is one step that calls `eval` per
 /// lane.
+///
+/// A tape runs for a group of lanes at once, step by step ([`Rows`]): an
+/// operation is chosen once per step, not per lane, and a step whose
+/// operands are the same for every lane of the group (constants, the
+/// block's ids, a loop counter the lanes share) is computed once.
 #[derive(Clone, Debug)]
 pub struct Tape {
     steps: Vec<Step>,
@@ -120,6 +130,9 @@ pub struct Tape {
     widths: Vec<u32>,
     /// The step whose value is the expression's.
     root: u32,
+    /// Some step reads more of an environment than ids and variables
+    /// (see [`Tape::reads_env`]).
+    reads_env: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -143,15 +156,147 @@ enum Step {
     Lane(E),
 }
 
+/// The most lanes one run of a [`Tape`] takes (a bit each in [`Rows`]'
+/// masks): a warp's 32 fit.
+pub const MAX_LANES: usize = 64;
+
+/// Every step's values for a group of lanes, the buffer a [`Tape`] runs
+/// in: one row of lane values per step, with a mask of the lanes that
+/// know theirs (the others hold junk).
+#[derive(Clone, Debug, Default)]
+pub struct Rows {
+    lanes: usize,
+    values: Vec<i64>,
+    known: Vec<u64>,
+    /// Per step: every lane has the same value, or every lane none.
+    uniform: Vec<bool>,
+    /// Per step: [`Tape::interval`] gives every lane the same interval.
+    same_interval: Vec<bool>,
+    /// Per step of a [`CondTape`]: (known, holds) masks.
+    logic: Vec<(u64, u64)>,
+}
+
+/// The threads one run of a [`Tape`] is for, as it reads them: each one's
+/// environment, and the leaves that every step reads (thread ids, phi
+/// variables) a whole row at a time, which a caller that keeps them in
+/// rows of its own (the walk) gives without going lane by lane.
+pub trait Lanes {
+    /// How many (at most [`MAX_LANES`]).
+    fn count(&self) -> usize;
+    /// Lane `lane`'s environment.
+    fn env(&self, lane: usize) -> &Env;
+    /// Every lane's special register `s`, into `row`: the mask of the
+    /// lanes that know it, and whether it is uniform.
+    fn sreg(&self, s: Sreg, row: &mut [i64]) -> (u64, bool) {
+        per_lane(row, |l| self.env(l).sreg(s))
+    }
+    /// Every lane's phi variable `var` (`Expr::Rec`), as [`Lanes::sreg`].
+    fn var(&self, var: u32, row: &mut [i64]) -> (u64, bool) {
+        per_lane(row, |l| {
+            self.env(l).vars.get(var as usize).copied().flatten()
+        })
+    }
+}
+
+/// One thread.
+impl Lanes for &Env {
+    fn count(&self) -> usize {
+        1
+    }
+    fn env(&self, _: usize) -> &Env {
+        self
+    }
+}
+
+/// The mask of `lanes` lanes.
+pub fn all_lanes(lanes: usize) -> u64 {
+    if lanes >= 64 {
+        !0
+    } else {
+        (1 << lanes) - 1
+    }
+}
+
+impl Rows {
+    fn reset(&mut self, steps: usize, lanes: usize) {
+        assert!(
+            lanes <= MAX_LANES,
+            "a tape runs for at most {MAX_LANES} lanes"
+        );
+        self.lanes = lanes;
+        self.values.resize(steps * lanes, 0);
+        self.known.resize(steps, 0);
+        self.uniform.resize(steps, false);
+        self.same_interval.resize(steps, false);
+    }
+
+    /// Lane `lane`'s value at step `step`.
+    fn get(&self, step: u32, lane: usize) -> Option<i64> {
+        let i = step as usize;
+        (self.known[i] >> lane & 1 != 0).then(|| self.values[i * self.lanes + lane])
+    }
+}
+
+/// Fills `row` with `f` per lane: its known mask, and whether it is
+/// uniform.
+#[inline(always)]
+pub fn per_lane(row: &mut [i64], f: impl Fn(usize) -> Option<i64>) -> (u64, bool) {
+    let mut known = 0;
+    for (l, v) in row.iter_mut().enumerate() {
+        *v = match f(l) {
+            Some(x) => {
+                known |= 1 << l;
+                x
+            }
+            None => 0,
+        };
+    }
+    (known, uniform(row, known))
+}
+
+/// Whether a row whose known lanes are `known` is uniform (see [`Rows`]).
+pub fn uniform(row: &[i64], known: u64) -> bool {
+    known == 0 || (known == all_lanes(row.len()) && row.iter().all(|&v| v == row[0]))
+}
+
+/// The lanes of `known` whose value in `row` is 0.
+fn zeros(known: u64, row: &[i64]) -> u64 {
+    let mut z = 0;
+    for (l, &v) in row.iter().enumerate() {
+        z |= u64::from(v == 0) << l;
+    }
+    z & known
+}
+
+/// `eval`'s binary operation on possibly unknown operands: zero times
+/// anything is zero (`k * gridDim.x * stride` at k = 0 needs no grid).
+fn bin_value(op: BinOp, a: Option<i64>, b: Option<i64>, bits: u32) -> Option<i64> {
+    match (a, b) {
+        (Some(x), Some(y)) => apply_bin(op, x, y, bits),
+        (Some(0), None) | (None, Some(0)) if absorbs(op) => Some(0),
+        _ => None,
+    }
+}
+
+fn absorbs(op: BinOp) -> bool {
+    matches!(op, BinOp::Mul | BinOp::And)
+}
+
 impl Tape {
     pub fn of(e: &E) -> Tape {
-        let mut tape = Tape {
+        let mut tape = Tape::empty();
+        tape.root = tape.push(e, &mut HashMap::new());
+        tape.reads_env = tape.steps.iter().any(|s| matches!(s, Step::Lane(_)));
+        tape
+    }
+
+    fn empty() -> Tape {
+        Tape {
             steps: Vec::new(),
             widths: Vec::new(),
             root: 0,
-        };
-        tape.root = tape.push(e, &mut HashMap::new());
-        tape
+            reads_env: false,
+        }
     }
 
     /// Steps per lane: what one evaluation costs.
@@ -209,43 +354,50 @@ impl Tape {
         i
     }
 
-    /// The values for a group of threads, into `out` (one entry per env);
-    /// `values` is a buffer for every step's.
-    pub fn eval_lanes(
-        &self,
-        envs: &[&Env],
-        out: &mut Vec<Option<i64>>,
-        values: &mut Vec<Option<i64>>,
-    ) {
-        self.run(envs, values);
-        let (n, root) = (envs.len(), self.root as usize);
+    /// The values for a group of threads, into `out` (one entry per
+    /// lane); `rows` keeps every step's, for [`Tape::interval`].
+    pub fn eval_lanes(&self, lanes: &impl Lanes, out: &mut Vec<Option<i64>>, rows: &mut Rows) {
+        self.run(lanes, rows);
+        self.values(rows, out);
+    }
+
+    /// The values of the group [`Tape::run`] filled `rows` for, into
+    /// `out` (one entry per lane).
+    pub fn values(&self, rows: &Rows, out: &mut Vec<Option<i64>>) {
         out.clear();
-        out.extend_from_slice(&values[root * n..(root + 1) * n]);
+        out.extend((0..rows.lanes).map(|l| rows.get(self.root, l)));
+    }
+
+    /// The group's values when every lane knows its own, after
+    /// [`Tape::run`] filled `rows`.
+    pub fn known_row<'r>(&self, rows: &'r Rows) -> Option<&'r [i64]> {
+        let (root, n) = (self.root as usize, rows.lanes);
+        (n > 0 && rows.known.get(root) == Some(&all_lanes(n)))
+            .then(|| &rows.values[root * n..(root + 1) * n])
     }
 
     /// The value for one thread.
-    pub fn eval(&self, env: &Env, values: &mut Vec<Option<i64>>) -> Option<i64> {
-        self.run(&[env], values);
-        values[self.root as usize]
+    pub fn eval(&self, env: &Env, rows: &mut Rows) -> Option<i64> {
+        self.run(&env, rows);
+        rows.get(self.root, 0)
     }
 
     /// The interval (`bounds`) of lane `lane`'s value, after
-    /// [`Tape::eval_lanes`] filled `values` for `lanes` lanes, `env` being
-    /// that lane's: the steps the lane knows are points, the others are
-    /// bounded by their operands. `scratch` is a buffer.
+    /// [`Tape::eval_lanes`] filled `rows`, `env` being that lane's: the
+    /// steps the lane knows are points, the others are bounded by their
+    /// operands. `scratch` is a buffer.
     pub fn interval(
         &self,
         env: &Env,
         lane: usize,
-        lanes: usize,
-        values: &[Option<i64>],
+        rows: &Rows,
         scratch: &mut Vec<Interval>,
     ) -> Interval {
         scratch.clear();
         for (i, step) in self.steps.iter().enumerate() {
             let bits = self.widths[i];
             let at = |j: u32| scratch[j as usize];
-            let v = match values[i * lanes + lane] {
+            let v = match rows.get(i as u32, lane) {
                 Some(v) => Interval::point(v, bits),
                 None => match step {
                     Step::Bin { op, bits, lhs, rhs } => bounds::bin(*op, at(*lhs), at(*rhs), *bits),
@@ -264,34 +416,84 @@ impl Tape {
         scratch[self.root as usize]
     }
 
-    fn run(&self, envs: &[&Env], values: &mut Vec<Option<i64>>) {
-        let n = envs.len();
-        values.clear();
-        values.resize(self.steps.len() * n, None);
+    /// Whether [`Tape::interval`] is the same for every lane of the group
+    /// `rows` was filled for: what it reads is uniform.
+    pub fn same_interval(&self, rows: &Rows) -> bool {
+        rows.same_interval.get(self.root as usize) == Some(&true)
+    }
+
+    /// Whether the tape reads the threads' environments beyond their ids
+    /// and variables (a stand-in, bound data, a `select`): then what they
+    /// say of stand-ins ([`Env::standin`]) matters.
+    pub fn reads_env(&self) -> bool {
+        self.reads_env
+    }
+
+    /// Runs the tape for a group of threads, every step's values into
+    /// `rows`.
+    pub fn run(&self, group: &impl Lanes, rows: &mut Rows) {
+        let lanes = group.count();
+        let env = |l: usize| group.env(l);
+        rows.reset(self.steps.len(), lanes);
+        if lanes == 0 {
+            return;
+        }
+        let all = all_lanes(lanes);
+        let Rows {
+            values,
+            known,
+            uniform,
+            same_interval,
+            ..
+        } = rows;
         for (i, step) in self.steps.iter().enumerate() {
-            let (done, rest) = values.split_at_mut(i * n);
-            let row = &mut rest[..n];
-            let at = |j: u32| &done[j as usize * n..(j as usize + 1) * n];
-            match step {
-                Step::Const(c) => row.fill(Some(*c)),
-                Step::Sreg(s) => {
-                    for (v, env) in row.iter_mut().zip(envs) {
-                        *v = env.sreg(*s);
-                    }
+            let (done, rest) = values.split_at_mut(i * lanes);
+            let row = &mut rest[..lanes];
+            let at = |j: u32| &done[j as usize * lanes..(j as usize + 1) * lanes];
+            // A uniform row's value: its first lane's.
+            let first = |j: u32| (known[j as usize] & 1 != 0).then(|| done[j as usize * lanes]);
+            let once = |row: &mut [i64], v: Option<i64>| {
+                row.fill(v.unwrap_or(0));
+                (if v.is_some() { all } else { 0 }, true)
+            };
+            let (k, u) = match step {
+                Step::Const(c) => {
+                    row.fill(*c);
+                    (all, true)
                 }
-                Step::Rec(r) => {
-                    for (v, env) in row.iter_mut().zip(envs) {
-                        *v = env.vars.get(*r as usize).copied().flatten();
-                    }
-                }
+                Step::Sreg(s) => group.sreg(*s, row),
+                Step::Rec(r) => group.var(*r, row),
+                Step::Lane(e) => per_lane(row, |l| eval(e, env(l))),
                 Step::Bin { op, bits, lhs, rhs } => {
-                    let absorbs = matches!(op, BinOp::Mul | BinOp::And);
-                    for ((v, a), b) in row.iter_mut().zip(at(*lhs)).zip(at(*rhs)) {
-                        *v = match (*a, *b) {
-                            (Some(x), Some(y)) => apply_bin(*op, x, y, *bits),
-                            (Some(0), None) | (None, Some(0)) if absorbs => Some(0),
-                            _ => None,
-                        };
+                    let (l, r) = (*lhs as usize, *rhs as usize);
+                    if uniform[l] && uniform[r] {
+                        once(row, bin_value(*op, first(*lhs), first(*rhs), *bits))
+                    } else {
+                        let (xs, ys) = (at(*lhs), at(*rhs));
+                        let (ka, kb) = (known[l], known[r]);
+                        let both = ka & kb;
+                        let mut k = both;
+                        if !ring_lanes(*op, *bits, xs, ys, row) {
+                            k = 0;
+                            for lane in 0..lanes {
+                                if both >> lane & 1 != 0 {
+                                    if let Some(v) = apply_bin(*op, xs[lane], ys[lane], *bits) {
+                                        row[lane] = v;
+                                        k |= 1 << lane;
+                                    }
+                                }
+                            }
+                        }
+                        if both != all && absorbs(*op) {
+                            let absorbed = (zeros(ka, xs) | zeros(kb, ys)) & !both;
+                            for (lane, v) in row.iter_mut().enumerate() {
+                                if absorbed >> lane & 1 != 0 {
+                                    *v = 0;
+                                }
+                            }
+                            k |= absorbed;
+                        }
+                        (k, false)
                     }
                 }
                 Step::Cast {
@@ -300,17 +502,180 @@ impl Tape {
                     to,
                     value,
                 } => {
-                    for (v, x) in row.iter_mut().zip(at(*value)) {
-                        *v = x.map(|x| apply_cast(*op, x, *from, *to));
+                    if uniform[*value as usize] {
+                        once(row, first(*value).map(|x| apply_cast(*op, x, *from, *to)))
+                    } else {
+                        for (v, &x) in row.iter_mut().zip(at(*value)) {
+                            *v = apply_cast(*op, x, *from, *to);
+                        }
+                        (known[*value as usize], false)
                     }
                 }
-                Step::Lane(e) => {
-                    for (v, env) in row.iter_mut().zip(envs) {
-                        *v = eval(e, env);
-                    }
-                }
-            }
+            };
+            known[i] = k;
+            uniform[i] = u;
+            // A lane's interval at this step: a point where it knows the
+            // value, else what the operands' intervals give (`interval`).
+            same_interval[i] = u
+                && (k == all
+                    || match step {
+                        Step::Bin { lhs, rhs, .. } => {
+                            same_interval[*lhs as usize] && same_interval[*rhs as usize]
+                        }
+                        Step::Cast { value, .. } => same_interval[*value as usize],
+                        // `bounds::interval` reads a lane's values below a select.
+                        Step::Lane(e) => !matches!(**e, Expr::Select { .. }),
+                        Step::Const(_) | Step::Sreg(_) | Step::Rec(_) => true,
+                    });
         }
+    }
+}
+
+/// A condition compiled for groups of lanes: the operands of its
+/// comparisons are one [`Tape`] (a node they share is computed once), and
+/// its logic runs on masks, a bit per lane. The values are those of
+/// [`eval_cond`].
+#[derive(Clone, Debug)]
+pub struct CondTape {
+    operands: Tape,
+    steps: Vec<CondStep>,
+    root: u32,
+}
+
+#[derive(Clone, Debug)]
+enum CondStep {
+    Const(bool),
+    /// Operands: steps of the tape.
+    Cmp {
+        pred: IntPredicate,
+        bits: u32,
+        lhs: u32,
+        rhs: u32,
+    },
+    And(u32, u32),
+    Or(u32, u32),
+    Not(u32),
+    Unknown,
+}
+
+impl CondTape {
+    pub fn of(c: &Rc<Cond>) -> CondTape {
+        let mut out = CondTape {
+            operands: Tape::empty(),
+            steps: Vec::new(),
+            root: 0,
+        };
+        out.root = out.push(c, &mut HashMap::new(), &mut HashMap::new());
+        let lane = |s: &Step| matches!(s, Step::Lane(_));
+        out.operands.reads_env = out.operands.steps.iter().any(lane);
+        out
+    }
+
+    fn push(
+        &mut self,
+        c: &Rc<Cond>,
+        exprs: &mut HashMap<*const Expr, u32>,
+        conds: &mut HashMap<*const Cond, u32>,
+    ) -> u32 {
+        if let Some(&i) = conds.get(&Rc::as_ptr(c)) {
+            return i;
+        }
+        let step = match &**c {
+            Cond::Const(b) => CondStep::Const(*b),
+            Cond::Cmp {
+                pred,
+                lhs,
+                rhs,
+                bits,
+            } => CondStep::Cmp {
+                pred: *pred,
+                bits: *bits,
+                lhs: self.operands.push(lhs, exprs),
+                rhs: self.operands.push(rhs, exprs),
+            },
+            Cond::And(a, b) => {
+                CondStep::And(self.push(a, exprs, conds), self.push(b, exprs, conds))
+            }
+            Cond::Or(a, b) => CondStep::Or(self.push(a, exprs, conds), self.push(b, exprs, conds)),
+            Cond::Not(a) => CondStep::Not(self.push(a, exprs, conds)),
+            Cond::Unknown(_) => CondStep::Unknown,
+        };
+        self.steps.push(step);
+        let i = self.steps.len() as u32 - 1;
+        conds.insert(Rc::as_ptr(c), i);
+        i
+    }
+
+    /// Whether the condition reads the threads' environments beyond their
+    /// ids and variables (see [`Tape::reads_env`]).
+    pub fn reads_env(&self) -> bool {
+        self.operands.reads_env()
+    }
+
+    /// For a group of threads: the lanes whose condition is known, and
+    /// those of them where it holds, as masks.
+    pub fn run(&self, group: &impl Lanes, rows: &mut Rows) -> (u64, u64) {
+        let lanes = group.count();
+        self.operands.run(group, rows);
+        let all = all_lanes(lanes);
+        let mut logic = std::mem::take(&mut rows.logic);
+        logic.clear();
+        for step in &self.steps {
+            let at = |j: u32| logic[j as usize];
+            let v = match *step {
+                CondStep::Const(b) => (all, if b { all } else { 0 }),
+                CondStep::Unknown => (0, 0),
+                CondStep::Cmp {
+                    pred,
+                    bits,
+                    lhs,
+                    rhs,
+                } => {
+                    let (l, r) = (lhs as usize, rhs as usize);
+                    if lanes > 0 && rows.uniform[l] && rows.uniform[r] {
+                        match (rows.get(lhs, 0), rows.get(rhs, 0)) {
+                            (Some(a), Some(b)) => {
+                                (all, if compare(pred, a, b, bits) { all } else { 0 })
+                            }
+                            _ => (0, 0),
+                        }
+                    } else {
+                        let both = rows.known[l] & rows.known[r];
+                        let (xs, ys) = (
+                            &rows.values[l * lanes..(l + 1) * lanes],
+                            &rows.values[r * lanes..(r + 1) * lanes],
+                        );
+                        let mut holds = 0;
+                        for (lane, (&a, &b)) in xs.iter().zip(ys).enumerate() {
+                            holds |= u64::from(compare(pred, a, b, bits)) << lane;
+                        }
+                        (both, holds & both)
+                    }
+                }
+                // Short-circuit: a known false side decides an `and` even
+                // if the other is unknown (as `eval_cond`).
+                CondStep::And(a, b) => {
+                    let ((ka, ta), (kb, tb)) = (at(a), at(b));
+                    let fails = (ka & !ta) | (kb & !tb);
+                    let holds = ta & tb;
+                    (fails | holds, holds)
+                }
+                CondStep::Or(a, b) => {
+                    let ((ka, ta), (kb, tb)) = (at(a), at(b));
+                    let holds = ta | tb;
+                    let fails = (ka & !ta) & (kb & !tb);
+                    (fails | holds, holds)
+                }
+                CondStep::Not(a) => {
+                    let (k, t) = at(a);
+                    (k, k & !t)
+                }
+            };
+            logic.push(v);
+        }
+        let out = logic[self.root as usize];
+        rows.logic = logic;
+        out
     }
 }
 
@@ -336,13 +701,7 @@ pub fn eval(e: &Expr, env: &Env) -> Option<i64> {
                 .value(0x200 + ((id.wrapping_add(at as u32)) % 0x200), *pointer)
         }
         Expr::Base(b) => Some(b.address()),
-        Expr::Bin { op, lhs, rhs, bits } => match (eval(lhs, env), eval(rhs, env)) {
-            (Some(a), Some(b)) => apply_bin(*op, a, b, *bits),
-            // Zero times anything is zero: `k * gridDim.x * stride` at k = 0
-            // needs no grid.
-            (Some(0), None) | (None, Some(0)) if matches!(op, BinOp::Mul | BinOp::And) => Some(0),
-            _ => None,
-        },
+        Expr::Bin { op, lhs, rhs, bits } => bin_value(*op, eval(lhs, env), eval(rhs, env), *bits),
         Expr::Cast {
             op,
             value,
@@ -426,7 +785,7 @@ pub fn block_accesses(
     let mut delta: Option<Option<i64>> = None;
     let mut per_thread = false;
     let tape = Tape::of(address);
-    let mut values = Vec::new();
+    let mut values = Rows::default();
     for t in thread_coords(block) {
         env.tid = t;
         env.standin = Standin::Absent;
@@ -672,6 +1031,116 @@ impl<'a> Specialiser<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Threads side by side, each with its own environment.
+    struct Threads<'a>(&'a [Env]);
+
+    impl Lanes for Threads<'_> {
+        fn count(&self) -> usize {
+            self.0.len()
+        }
+        fn env(&self, lane: usize) -> &Env {
+            &self.0[lane]
+        }
+    }
+
+    fn node(op: BinOp, lhs: &E, rhs: &E, bits: u32) -> E {
+        Rc::new(Expr::Bin {
+            op,
+            lhs: lhs.clone(),
+            rhs: rhs.clone(),
+            bits,
+        })
+    }
+
+    fn cmp(pred: IntPredicate, lhs: &E, rhs: &E) -> Rc<Cond> {
+        Rc::new(Cond::Cmp {
+            pred,
+            lhs: lhs.clone(),
+            rhs: rhs.clone(),
+            bits: 32,
+        })
+    }
+
+    /// Eight threads whose variable 0 is unknown for some and differs per
+    /// thread, and whose variable 1 is the same for all (`uniform`) or
+    /// not.
+    fn threads(uniform: bool) -> Vec<Env> {
+        let block = Dim3 { x: 8, y: 1, z: 1 };
+        (0..8)
+            .map(|t| {
+                let mut env = Env::new(block, None, HashMap::new());
+                env.tid = [t, 0, 0];
+                env.ctaid = [3, 0, 0];
+                let v1 = if uniform { 5 } else { t % 2 };
+                env.vars = vec![(t % 3 != 0).then_some(t - 4), Some(v1)];
+                env
+            })
+            .collect()
+    }
+
+    #[test]
+    fn tapes_agree_with_eval_lane_by_lane() {
+        let tid = Rc::new(Expr::Sreg(Sreg::Tid(0)));
+        let ctaid = Rc::new(Expr::Sreg(Sreg::Ctaid(0)));
+        let (v0, v1) = (Rc::new(Expr::Rec(0)), Rc::new(Expr::Rec(1)));
+        let zero = Rc::new(Expr::Const(0));
+        let two = Rc::new(Expr::Const(2));
+        let unknown = Rc::new(Expr::Unknown(Why::Memory));
+        let shared = node(BinOp::Add, &v1, &ctaid, 64);
+        let exprs = [
+            node(BinOp::Mul, &tid, &v0, 32),
+            // Division by zero at tid 2: undefined for that lane only.
+            node(BinOp::UDiv, &v1, &node(BinOp::Sub, &tid, &two, 32), 32),
+            // Zero absorbs an unknown (`eval`'s rule), lane by lane.
+            node(BinOp::Mul, &v0, &node(BinOp::Sub, &v1, &v1, 64), 64),
+            node(BinOp::And, &zero, &unknown, 64),
+            node(
+                BinOp::Add,
+                &shared,
+                &node(BinOp::Shl, &shared, &tid, 64),
+                64,
+            ),
+            Rc::new(Expr::Cast {
+                op: crate::facts::int::CastOp::SExt,
+                value: node(BinOp::Sub, &v0, &ctaid, 8),
+                from: 8,
+                to: 64,
+            }),
+            Rc::new(Expr::Select {
+                cond: cmp(IntPredicate::LLVMIntSLT, &tid, &v1),
+                then: v0.clone(),
+                otherwise: tid.clone(),
+            }),
+        ];
+        let less = cmp(IntPredicate::LLVMIntSLT, &tid, &v0);
+        let five = cmp(IntPredicate::LLVMIntEQ, &v1, &Rc::new(Expr::Const(5)));
+        let unknown_cond = Rc::new(Cond::Unknown(Why::Memory));
+        let conds = [
+            less.clone(),
+            Rc::new(Cond::And(less.clone(), five.clone())),
+            Rc::new(Cond::Or(less.clone(), unknown_cond.clone())),
+            Rc::new(Cond::And(unknown_cond, Rc::new(Cond::Not(five.clone())))),
+            Rc::new(Cond::Not(Rc::new(Cond::Or(less, five)))),
+        ];
+        let mut rows = Rows::default();
+        let mut out = Vec::new();
+        for uniform in [true, false] {
+            let envs = threads(uniform);
+            for e in &exprs {
+                Tape::of(e).eval_lanes(&Threads(&envs), &mut out, &mut rows);
+                let each: Vec<_> = envs.iter().map(|env| eval(e, env)).collect();
+                assert_eq!(out, each, "{e:?}");
+            }
+            for c in &conds {
+                let (known, holds) = CondTape::of(c).run(&Threads(&envs), &mut rows);
+                for (l, env) in envs.iter().enumerate() {
+                    let lane = (known >> l & 1 != 0).then_some(holds >> l & 1 != 0);
+                    assert_eq!(lane, eval_cond(c, env), "lane {l}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn zero_absorbs_unknown() {

@@ -34,11 +34,18 @@ pub enum CastOp {
 }
 
 pub fn wrap(v: i128, bits: u32) -> i64 {
+    wrap_i64(v as i64, bits)
+}
+
+/// [`wrap`] of a value already in an `i64` (the low 64 bits are all that
+/// wrapping keeps).
+#[inline]
+pub fn wrap_i64(v: i64, bits: u32) -> i64 {
     if bits >= 64 {
-        return v as i64;
+        return v;
     }
     let shift = 64 - bits;
-    ((v as i64) << shift) >> shift
+    (v << shift) >> shift
 }
 
 fn unsigned(v: i64, bits: u32) -> u64 {
@@ -64,7 +71,7 @@ pub fn apply_bin(op: BinOp, a: i64, b: i64, bits: u32) -> Option<i64> {
         _ => None,
     };
     if let Some(r) = ring {
-        return Some(wrap(r as i128, bits));
+        return Some(wrap_i64(r, bits));
     }
     // Operands come in at any i64 value (a user's `n=4294967295` for an
     // i32 argument); signed operations read them at the IR width, as -1.
@@ -105,6 +112,29 @@ pub fn apply_bin(op: BinOp, a: i64, b: i64, bits: u32) -> Option<i64> {
         BinOp::UMax => ua.max(ub) as i128,
     };
     Some(wrap(r, bits))
+}
+
+/// [`apply_bin`] lane by lane, `out[l] = xs[l] op ys[l]`, for the ring
+/// operations (add, sub, mul, and, or, xor), which are defined for every
+/// pair of operands; `false`, and `out` untouched, for the others. The
+/// operation is chosen once for the row (the walk's hot loop).
+pub fn ring_lanes(op: BinOp, bits: u32, xs: &[i64], ys: &[i64], out: &mut [i64]) -> bool {
+    #[inline(always)]
+    fn lanes(out: &mut [i64], xs: &[i64], ys: &[i64], f: impl Fn(i64, i64) -> i64) {
+        for ((o, &x), &y) in out.iter_mut().zip(xs).zip(ys) {
+            *o = f(x, y);
+        }
+    }
+    match op {
+        BinOp::Add => lanes(out, xs, ys, |x, y| wrap_i64(x.wrapping_add(y), bits)),
+        BinOp::Sub => lanes(out, xs, ys, |x, y| wrap_i64(x.wrapping_sub(y), bits)),
+        BinOp::Mul => lanes(out, xs, ys, |x, y| wrap_i64(x.wrapping_mul(y), bits)),
+        BinOp::And => lanes(out, xs, ys, |x, y| wrap_i64(x & y, bits)),
+        BinOp::Or => lanes(out, xs, ys, |x, y| wrap_i64(x | y, bits)),
+        BinOp::Xor => lanes(out, xs, ys, |x, y| wrap_i64(x ^ y, bits)),
+        _ => return false,
+    }
+    true
 }
 
 pub fn apply_cast(op: CastOp, v: i64, from: u32, to: u32) -> i64 {
@@ -150,6 +180,33 @@ mod tests {
         assert_eq!(apply_cast(CastOp::SExt, 0xffff_ffff, 32, 64), -1);
         assert!(compare(IntPredicate::LLVMIntULT, 3, -1, 32));
         assert!(!compare(IntPredicate::LLVMIntSLT, 3, -1, 32));
+    }
+
+    #[test]
+    fn ring_lanes_agree_with_apply_bin() {
+        let xs = [0, 1, -1, i64::MAX, 0x1_0000_0003, -7];
+        let ys = [5, -1, -1, 1, 0xffff_ffff, 3];
+        for op in [
+            BinOp::Add,
+            BinOp::Sub,
+            BinOp::Mul,
+            BinOp::And,
+            BinOp::Or,
+            BinOp::Xor,
+        ] {
+            for bits in [1, 8, 32, 64] {
+                let mut out = [0; 6];
+                assert!(ring_lanes(op, bits, &xs, &ys, &mut out));
+                for l in 0..6 {
+                    assert_eq!(
+                        Some(out[l]),
+                        apply_bin(op, xs[l], ys[l], bits),
+                        "{op:?} {bits}"
+                    );
+                }
+            }
+        }
+        assert!(!ring_lanes(BinOp::UDiv, 32, &xs, &ys, &mut [0; 6]));
     }
 
     #[test]

@@ -130,6 +130,14 @@ impl Trace {
         self.events.push(event);
     }
 
+    /// Appends an event whose lanes' addresses (in lane order) were
+    /// appended to [`Trace::addresses`] from `start` on.
+    pub fn push_appended(&mut self, mut event: Event, start: usize) {
+        event.start = start as u32;
+        event.lanes = (self.addresses.len() - start) as u32;
+        self.events.push(event);
+    }
+
     /// The byte range instruction `inst`'s unknown addresses were spread
     /// over, when every one was bounded (see [`Trace::bounded`]).
     pub fn bounded_span(&self, inst: u32) -> Option<u64> {

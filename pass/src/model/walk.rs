@@ -59,8 +59,12 @@
 //!   and a deadline. The trace says which cut it (`Trace::truncated`, and
 //!   [`Walked::cut`]). Nothing is extrapolated: figures are for the
 //!   simulated part of the kernel, the same part for every policy.
-//! - Addresses and phis are evaluated as [`Tape`]s: each distinct node of
-//!   an expression once per lane group, so a hash chain costs its length.
+//! - Addresses, phis and exit tests are evaluated as [`Tape`]s (a test as
+//!   a [`CondTape`]) for the lanes that run a block together: each distinct
+//!   node of an expression once per lane group, so a hash chain costs its
+//!   length, and a node whose operands every lane shares (the block's id, a
+//!   loop counter) once for the group. A warp keeps its lanes' thread ids
+//!   and variables in rows too (`Leaves`), which the tapes read whole.
 //!
 //! Pure: program and launch in, trace out. No IR, no cache.
 //!
@@ -73,8 +77,11 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Instant;
 
+use crate::facts::address::Sreg;
 use crate::facts::bounds::Interval;
-use crate::facts::evaluate::{eval, eval_cond, thread_coords, Env, Standin, Tape};
+use crate::facts::evaluate::{
+    all_lanes, eval, per_lane, thread_coords, uniform, CondTape, Env, Lanes, Rows, Standin, Tape,
+};
 use crate::facts::geometry::Dim3;
 use crate::facts::memory::Memory;
 use crate::facts::traffic::WARP_SIZE;
@@ -203,15 +210,15 @@ pub struct Launch {
     pub order: WarpOrder,
 }
 
+/// A lane's environment and unknown starts; where it is, and its
+/// variables, are its warp's (`Warp`, `Leaves`), in rows.
 struct Lane {
+    /// Brought up to date (stand-in, variables) only before something
+    /// reads more of it than ids: see `Warp::prepare`.
     env: Env,
-    at: u32,
-    /// Iterations done of the loop headed by each node, this entry.
-    trips: Vec<u32>,
     /// Per loop variable: 0, or the number of the unknown start its value
     /// is relative to (`unknowns::Based`).
     bases: Vec<u32>,
-    done: bool,
 }
 
 /// Where a warp is in the block it runs.
@@ -221,6 +228,95 @@ struct Position {
     /// The next memory op, and the next barrier, of the block.
     op: usize,
     barrier: usize,
+}
+
+/// A warp's thread ids and phi variables in rows (a value per lane), so
+/// that a tape reads a row at once rather than each lane's [`Env`]. The
+/// variables live here; a lane's `Env::vars` is a copy that
+/// `Warp::prepare` refreshes before a tape reads the environment.
+struct Leaves {
+    /// By axis.
+    tid: [Vec<i64>; 3],
+    ctaid: [i64; 3],
+    /// By variable, a row of the warp's lanes (junk where unknown)...
+    vars: Vec<Vec<i64>>,
+    /// ... and the lanes that know it.
+    known: Vec<u64>,
+}
+
+impl Leaves {
+    fn set(&mut self, var: u32, lane: usize, v: Option<i64>) {
+        let (row, known) = (&mut self.vars[var as usize], &mut self.known[var as usize]);
+        row[lane] = v.unwrap_or(0);
+        *known = (*known & !(1 << lane)) | (u64::from(v.is_some()) << lane);
+    }
+}
+
+/// The lanes `lanes` of a warp, for a tape.
+struct Group<'w> {
+    lanes: &'w [usize],
+    warp: &'w [Lane],
+    leaves: &'w Leaves,
+}
+
+impl<'w> Group<'w> {
+    fn of(w: &'w Warp, lanes: &'w [usize]) -> Group<'w> {
+        Group {
+            lanes,
+            warp: &w.lanes,
+            leaves: &w.leaves,
+        }
+    }
+
+    /// `row` from a row of the warp's lanes, and its known mask from
+    /// theirs (`known`).
+    fn gather(&self, from: &[i64], known: u64, row: &mut [i64]) -> (u64, bool) {
+        let n = self.lanes.len();
+        // The lanes are in increasing order: 0..n are the first n.
+        if n > 0 && self.lanes[n - 1] == n - 1 {
+            row.copy_from_slice(&from[..n]);
+            let known = known & all_lanes(n);
+            return (known, uniform(row, known));
+        }
+        let mut mask = 0;
+        for (i, (v, &l)) in row.iter_mut().zip(self.lanes).enumerate() {
+            *v = from[l];
+            mask |= (known >> l & 1) << i;
+        }
+        (mask, uniform(row, mask))
+    }
+}
+
+impl Lanes for Group<'_> {
+    fn count(&self) -> usize {
+        self.lanes.len()
+    }
+
+    fn env(&self, lane: usize) -> &Env {
+        &self.warp[self.lanes[lane]].env
+    }
+
+    fn sreg(&self, s: Sreg, row: &mut [i64]) -> (u64, bool) {
+        match s {
+            Sreg::Tid(a) => self.gather(&self.leaves.tid[a as usize], !0, row),
+            // One block per warp.
+            Sreg::Ctaid(a) => {
+                row.fill(self.leaves.ctaid[a as usize]);
+                (all_lanes(row.len()), true)
+            }
+            _ => per_lane(row, |l| self.env(l).sreg(s)),
+        }
+    }
+
+    fn var(&self, var: u32, row: &mut [i64]) -> (u64, bool) {
+        match self.leaves.vars.get(var as usize) {
+            Some(from) => self.gather(from, self.leaves.known[var as usize], row),
+            None => {
+                row.fill(0);
+                (0, true)
+            }
+        }
+    }
 }
 
 /// What a warp did at its turn (see `schedule::Issued`).
@@ -235,10 +331,47 @@ struct Warp {
     slot: u32,
     index: u32,
     lanes: Vec<Lane>,
+    /// The lanes' ids and variables again, lane after lane, as the tapes
+    /// read them.
+    leaves: Leaves,
     /// The block being run and the lanes running it.
     current: Option<Position>,
+    /// The lane list of the last block run, for the next.
+    spare: Vec<usize>,
+    /// Per lane: the block it runs next, and whether it returned.
+    at: Vec<u32>,
+    done: Vec<bool>,
+    /// Per node and lane (`[node * lanes + lane]`): iterations done of the
+    /// loop the node heads, this entry.
+    trips: Vec<u32>,
     executions: Vec<u32>,
     steps: u64,
+}
+
+impl Warp {
+    /// Brings the environments of `lanes` up to date before a tape reads
+    /// more of them than ids and variables (`Tape::reads_env`): their
+    /// stand-in, and their variables from the rows the walk keeps.
+    fn prepare(&mut self, lanes: &[usize], standin: Standin) {
+        let leaves = &self.leaves;
+        for &l in lanes {
+            let env = &mut self.lanes[l].env;
+            env.standin = standin;
+            for (v, (row, known)) in
+                (env.vars.iter_mut()).zip(leaves.vars.iter().zip(&leaves.known))
+            {
+                *v = (known >> l & 1 != 0).then(|| row[l]);
+            }
+        }
+    }
+}
+
+/// A node's exit test, compiled for lane groups.
+enum ExitTape {
+    /// A jump or a return: nothing to compute.
+    Fixed,
+    Branch(CondTape),
+    Switch(Tape),
 }
 
 /// A limit on blocks entered per warp: a loop without memory instructions
@@ -258,6 +391,9 @@ struct Walker<'p> {
     /// incoming values (`[node][phi]`), compiled once.
     address_tapes: Vec<Vec<Tape>>,
     phi_tapes: Vec<Vec<Vec<(u32, Tape)>>>,
+    /// Per node: whether evaluating its phis reads the lanes' stand-ins
+    /// (a phi's tape reads them, or a packed start is evaluated).
+    phis_read_env: Vec<bool>,
     /// The loop variables each address, phi incoming value and exit reads
     /// (`unknowns::variables`), for the unknown-start rule.
     address_vars: Vec<Vec<Variables>>,
@@ -272,13 +408,19 @@ struct Walker<'p> {
     /// (`Program::packed_starts`), with that variable.
     packed_bases: Vec<Option<(u32, i64)>>,
     accesses: Vec<AccessFacts>,
+    /// Each node's exit test, compiled once.
+    exit_tapes: Vec<ExitTape>,
+    /// Per branch node whose exit test may leave a loop: the loop's
+    /// header, the side that leaves and the side that stays.
+    loop_exits: Vec<Option<(u32, u32, u32)>>,
     /// Buffers of the batched evaluation.
-    values: Vec<Option<i64>>,
+    rows: Rows,
     low: Vec<Option<i64>>,
     high: Vec<Option<i64>>,
     phi_lanes: Vec<Vec<Option<i64>>>,
     phi_bases: Vec<Vec<u32>>,
     moves: Vec<(usize, u32)>,
+    targets: Vec<u32>,
     entering: Vec<usize>,
     varying: Vec<bool>,
     shape: Shape,
@@ -328,6 +470,19 @@ pub fn walk_limited(
     let shape = Shape::of(program);
     let guarded = guarded_sides(program, &shape);
     let standins = standin_uses(program, instructions.len());
+    let phi_tapes: Vec<Vec<Vec<(u32, Tape)>>> = (program.nodes.iter())
+        .map(|n| {
+            (n.phis.iter())
+                .map(|p| p.incoming.iter().map(|(b, e)| (*b, Tape::of(e))).collect())
+                .collect()
+        })
+        .collect();
+    let phis_read_env = (phi_tapes.iter())
+        .map(|n| {
+            !program.packed_starts.is_empty()
+                || (n.iter().flatten()).any(|(_, tape)| tape.reads_env())
+        })
+        .collect();
     let mut walker = Walker {
         program,
         standins,
@@ -336,13 +491,8 @@ pub fn walk_limited(
         address_tapes: (program.nodes.iter())
             .map(|n| n.ops.iter().map(|m| Tape::of(&m.address)).collect())
             .collect(),
-        phi_tapes: (program.nodes.iter())
-            .map(|n| {
-                (n.phis.iter())
-                    .map(|p| p.incoming.iter().map(|(b, e)| (*b, Tape::of(e))).collect())
-                    .collect()
-            })
-            .collect(),
+        phis_read_env,
+        phi_tapes,
         address_vars: (program.nodes.iter())
             .map(|n| n.ops.iter().map(|m| variables(&m.address)).collect())
             .collect(),
@@ -364,12 +514,35 @@ pub fn walk_limited(
         bases: 0,
         packed_bases: Vec::new(),
         accesses: vec![AccessFacts::default(); instructions.len()],
-        values: Vec::new(),
+        exit_tapes: (program.nodes.iter())
+            .map(|n| match &n.exit {
+                Exit::Branch { cond, .. } => ExitTape::Branch(CondTape::of(cond)),
+                Exit::Switch { on, .. } => ExitTape::Switch(Tape::of(on)),
+                _ => ExitTape::Fixed,
+            })
+            .collect(),
+        loop_exits: (program.nodes.iter().enumerate())
+            .map(|(b, n)| match n.exit {
+                Exit::Branch {
+                    then, otherwise, ..
+                } => {
+                    let leaves = |to: u32| shape.exited_loop(b as u32, to);
+                    match (leaves(then), leaves(otherwise)) {
+                        (Some(h), None) => Some((h, then, otherwise)),
+                        (None, Some(h)) => Some((h, otherwise, then)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            })
+            .collect(),
+        rows: Rows::default(),
         low: Vec::new(),
         high: Vec::new(),
         phi_lanes: Vec::new(),
         phi_bases: Vec::new(),
         moves: Vec::new(),
+        targets: Vec::new(),
         entering: Vec::new(),
         varying: vec![false; instructions.len()],
         shape,
@@ -396,7 +569,6 @@ pub fn walk_limited(
         warps_per_block: launch.block.count().div_ceil(WARP_SIZE as u64) as u32,
         ..Trace::default()
     };
-    let mut addresses = Vec::with_capacity(WARP_SIZE);
     let mut scheduler = Scheduler::new(
         launch.order,
         launch.blocks.len(),
@@ -407,10 +579,11 @@ pub fn walk_limited(
             walker.cut = Some(cut);
             break;
         }
-        addresses.clear();
-        let issued = match walker.next_event(&mut warps[i], &mut addresses) {
+        // The event's addresses go straight to the trace's.
+        let start = trace.addresses.len();
+        let issued = match walker.next_event(&mut warps[i], &mut trace.addresses) {
             Step::Event(e, waits) => {
-                trace.push(e, &addresses);
+                trace.push_appended(e, start);
                 if waits {
                     Issued::Waits
                 } else {
@@ -456,6 +629,12 @@ fn warps(program: &Program, launch: &Launch, instructions: usize) -> Vec<Warp> {
     let mut out = Vec::new();
     for (slot, ctaid) in launch.blocks.iter().enumerate() {
         for (index, chunk) in coords.chunks(WARP_SIZE).enumerate() {
+            let leaves = Leaves {
+                tid: [0, 1, 2].map(|a| chunk.iter().map(|t| t[a]).collect()),
+                ctaid: *ctaid,
+                vars: vec![vec![0; chunk.len()]; program.vars as usize],
+                known: vec![0; program.vars as usize],
+            };
             let lanes = chunk
                 .iter()
                 .map(|tid| {
@@ -464,10 +643,7 @@ fn warps(program: &Program, launch: &Launch, instructions: usize) -> Vec<Warp> {
                     env.ctaid = *ctaid;
                     Lane {
                         env,
-                        at: 0,
-                        trips: vec![0; program.nodes.len()],
                         bases: vec![0; program.vars as usize],
-                        done: program.nodes.is_empty(),
                     }
                 })
                 .collect();
@@ -475,7 +651,12 @@ fn warps(program: &Program, launch: &Launch, instructions: usize) -> Vec<Warp> {
                 slot: slot as u32,
                 index: index as u32,
                 lanes,
+                leaves,
                 current: None,
+                spare: Vec::new(),
+                at: vec![0; chunk.len()],
+                done: vec![program.nodes.is_empty(); chunk.len()],
+                trips: vec![0; program.nodes.len() * chunk.len()],
                 executions: vec![0; instructions],
                 steps: 0,
             });
@@ -551,6 +732,7 @@ impl Walker<'_> {
                     return Step::Event(event, m.waits);
                 }
                 self.leave_group(w, at.node, &at.lanes);
+                w.spare = at.lanes;
             }
             w.steps += 1;
             self.total_steps += 1;
@@ -567,16 +749,29 @@ impl Walker<'_> {
                 self.cut.get_or_insert(Cut::Steps);
                 return Step::Exited;
             }
-            let Some(next) = (w.lanes.iter())
-                .filter(|l| !l.done)
-                .min_by_key(|l| self.shape.rank[l.at as usize])
-                .map(|l| l.at)
-            else {
+            // The lanes whose next block comes first, in one pass.
+            let mut lanes = std::mem::take(&mut w.spare);
+            lanes.clear();
+            let mut next = None;
+            for (i, (&to, &done)) in w.at.iter().zip(&w.done).enumerate() {
+                if done {
+                    continue;
+                }
+                let rank = self.shape.rank[to as usize];
+                match next {
+                    Some((r, at)) if r < rank || (r == rank && at != to) => continue,
+                    Some((r, _)) if r == rank => {}
+                    _ => {
+                        next = Some((rank, to));
+                        lanes.clear();
+                    }
+                }
+                lanes.push(i);
+            }
+            let Some((_, next)) = next else {
+                w.spare = lanes;
                 return Step::Exited;
             };
-            let lanes = (0..w.lanes.len())
-                .filter(|&i| !w.lanes[i].done && w.lanes[i].at == next)
-                .collect();
             w.current = Some(Position {
                 node: next,
                 lanes,
@@ -598,30 +793,53 @@ impl Walker<'_> {
     ) -> Event {
         let m = &self.program.nodes[node as usize].ops[op];
         let tape = &self.address_tapes[node as usize][op];
-        let mut unknown = false;
         let uses = self.standins[m.inst as usize];
+        if tape.reads_env() || uses != Standins::None {
+            w.prepare(lanes, Standin::Low);
+        }
+        if uses != Standins::ThroughVariable {
+            tape.run(&Group::of(w, lanes), &mut self.rows);
+            self.evaluations += tape.cost() * lanes.len() as u64;
+        }
+        let execution = w.executions[m.inst as usize];
+        w.executions[m.inst as usize] += 1;
+        let vars = &self.address_vars[node as usize][op];
+        let check = self.bases > 0 && !vars.is_empty();
+        let facts = &mut self.accesses[m.inst as usize];
+        facts.standin |= uses != Standins::None;
+        facts.phi |= !vars.is_empty();
+        let mut event = Event {
+            inst: m.inst,
+            block: w.slot,
+            warp: w.index,
+            execution,
+            bytes: m.bytes,
+            start: 0,
+            lanes: 0,
+            unknown: false,
+        };
+        // The common case: every lane's address known, absolute, and
+        // free of stand-ins, as the tape computed it.
+        if uses == Standins::None && !check {
+            if let Some(row) = tape.known_row(&self.rows) {
+                addresses.extend(row.iter().map(|&a| a as u64));
+                return event;
+            }
+        }
         let (mut low, mut high) = (
             std::mem::take(&mut self.low),
             std::mem::take(&mut self.high),
         );
         low.clear();
-        for &l in lanes.iter() {
-            w.lanes[l].env.standin = Standin::Low;
-        }
         match uses {
             Standins::ThroughVariable => low.resize(lanes.len(), None),
-            Standins::None | Standins::Direct => {
-                let envs: Vec<&Env> = lanes.iter().map(|&l| &w.lanes[l].env).collect();
-                tape.eval_lanes(&envs, &mut low, &mut self.values);
-                self.evaluations += tape.cost() * lanes.len() as u64;
-            }
+            Standins::None | Standins::Direct => tape.values(&self.rows, &mut low),
         }
         if uses == Standins::Direct {
             for &l in lanes.iter() {
                 w.lanes[l].env.standin = Standin::High;
             }
-            let envs: Vec<&Env> = lanes.iter().map(|&l| &w.lanes[l].env).collect();
-            tape.eval_lanes(&envs, &mut high, &mut self.values);
+            tape.eval_lanes(&Group::of(w, lanes), &mut high, &mut self.rows);
             self.evaluations += tape.cost() * lanes.len() as u64;
             for &l in lanes.iter() {
                 w.lanes[l].env.standin = Standin::Low;
@@ -642,12 +860,11 @@ impl Walker<'_> {
                 });
             }
         }
-        let execution = w.executions[m.inst as usize];
-        let vars = &self.address_vars[node as usize][op];
-        let check = self.bases > 0 && !vars.is_empty();
         let facts = &mut self.accesses[m.inst as usize];
-        facts.standin |= uses != Standins::None;
-        facts.phi |= !vars.is_empty();
+        // The range of an unknown address, computed once for the group
+        // when every lane would get the same.
+        let same_range = uses == Standins::None && tape.same_interval(&self.rows);
+        let mut shared: Option<Option<Range>> = None;
         for (at, (&l, a)) in lanes.iter().zip(&low).enumerate() {
             let based = if check {
                 Based::of(vars, &w.lanes[l].bases)
@@ -665,20 +882,20 @@ impl Walker<'_> {
             addresses.push(match a {
                 Some(a) => a as u64,
                 None => {
-                    unknown = true;
-                    let range = (uses == Standins::None && based == Based::Absolute)
-                        .then(|| {
-                            let env = &w.lanes[l].env;
-                            let iv = tape.interval(
-                                env,
-                                at,
-                                lanes.len(),
-                                &self.values,
-                                &mut self.intervals,
-                            );
-                            Range::within(iv, m.bytes)
-                        })
-                        .flatten();
+                    event.unknown = true;
+                    let mut range_of = |lane: usize| {
+                        let env = &w.lanes[lanes[lane]].env;
+                        let iv = tape.interval(env, lane, &self.rows, &mut self.intervals);
+                        Range::within(iv, m.bytes)
+                    };
+                    let range = match (
+                        uses == Standins::None && based == Based::Absolute,
+                        same_range,
+                    ) {
+                        (false, _) => None,
+                        (true, false) => range_of(at),
+                        (true, true) => *shared.get_or_insert_with(|| range_of(at)),
+                    };
                     match range {
                         Some(r) => {
                             let span = &mut self.spans[m.inst as usize];
@@ -700,17 +917,7 @@ impl Walker<'_> {
             });
         }
         (self.low, self.high) = (low, high);
-        w.executions[m.inst as usize] += 1;
-        Event {
-            inst: m.inst,
-            block: w.slot,
-            warp: w.index,
-            execution,
-            bytes: m.bytes,
-            start: 0,
-            lanes: 0,
-            unknown,
-        }
+        event
     }
 
     /// Moves a group of lanes out of `node`, each along the edge its exit
@@ -719,25 +926,29 @@ impl Walker<'_> {
     fn leave_group(&mut self, w: &mut Warp, node: u32, lanes: &[usize]) {
         let mut moves = std::mem::take(&mut self.moves);
         moves.clear();
-        for &l in lanes {
-            match self.exit_of(&mut w.lanes[l], node) {
-                Some(t) => moves.push((l, t)),
-                None => w.lanes[l].done = true,
-            }
-        }
-        let mut targets: Vec<u32> = Vec::new();
+        self.exits(w, node, lanes, &mut moves);
+        let mut targets = std::mem::take(&mut self.targets);
+        targets.clear();
+        let mut last = None;
         for &(_, t) in &moves {
-            if !targets.contains(&t) {
+            if last != Some(t) && !targets.contains(&t) {
                 targets.push(t);
             }
+            last = Some(t);
         }
         let mut group = std::mem::take(&mut self.entering);
-        for t in targets {
-            group.clear();
-            group.extend(moves.iter().filter(|m| m.1 == t).map(|m| m.0));
-            self.enter_group(w, node, t, &group);
+        if let ([t], true) = (&targets[..], moves.len() == lanes.len()) {
+            // The whole group moves together (no lane returned).
+            self.enter_group(w, node, *t, lanes);
+        } else {
+            for &t in &targets {
+                group.clear();
+                group.extend(moves.iter().filter(|m| m.1 == t).map(|m| m.0));
+                self.enter_group(w, node, t, &group);
+            }
         }
         self.entering = group;
+        self.targets = targets;
         self.moves = moves;
     }
 
@@ -745,18 +956,18 @@ impl Walker<'_> {
     /// assigned (all from the old values), loop iterations counted.
     fn enter_group(&mut self, w: &mut Warp, from: u32, to: u32, lanes: &[usize]) {
         let target = &self.program.nodes[to as usize];
-        for &l in lanes {
-            w.lanes[l].env.standin = Standin::Low;
+        if self.phis_read_env[to as usize] {
+            w.prepare(lanes, Standin::Low);
         }
         if !target.phis.is_empty() {
             let mut values = std::mem::take(&mut self.phi_lanes);
             values.resize_with(target.phis.len(), Vec::new);
             {
-                let envs: Vec<&Env> = lanes.iter().map(|&l| &w.lanes[l].env).collect();
+                let group = Group::of(w, lanes);
                 for (p, out) in self.phi_tapes[to as usize].iter().zip(values.iter_mut()) {
                     match p.iter().find(|i| i.0 == from) {
                         Some((_, tape)) => {
-                            tape.eval_lanes(&envs, out, &mut self.values);
+                            tape.eval_lanes(&group, out, &mut self.rows);
                             self.evaluations += tape.cost() * lanes.len() as u64;
                         }
                         None => {
@@ -773,11 +984,12 @@ impl Walker<'_> {
                 self.relative_phis(w, from, to, lanes, &mut values, &mut bases, entry);
             }
             for (i, (p, vals)) in target.phis.iter().zip(values.iter()).enumerate() {
-                for (at, (&l, v)) in lanes.iter().zip(vals).enumerate() {
-                    let lane = &mut w.lanes[l];
-                    lane.env.vars[p.var as usize] = *v;
-                    if let Some(b) = bases.get(i) {
-                        lane.bases[p.var as usize] = b[at];
+                for (&l, v) in lanes.iter().zip(vals) {
+                    w.leaves.set(p.var, l, *v);
+                }
+                if let Some(b) = bases.get(i) {
+                    for (&l, &base) in lanes.iter().zip(b) {
+                        w.lanes[l].bases[p.var as usize] = base;
                     }
                 }
             }
@@ -786,14 +998,14 @@ impl Walker<'_> {
             self.phi_lanes = values;
         }
         let back = self.shape.in_loop(to, to) && self.shape.in_loop(from, to);
+        let trips = &mut w.trips[to as usize * w.at.len()..][..w.at.len()];
         for &l in lanes {
-            let lane = &mut w.lanes[l];
             if back {
-                lane.trips[to as usize] += 1;
+                trips[l] += 1;
             } else {
-                lane.trips[to as usize] = 0;
+                trips[l] = 0;
             }
-            lane.at = to;
+            w.at[l] = to;
         }
     }
 
@@ -851,73 +1063,128 @@ impl Walker<'_> {
         }
     }
 
-    /// Where a lane goes from `node`: `None` when it returns.
-    fn exit_of(&mut self, lane: &mut Lane, node: u32) -> Option<u32> {
-        // A test of a variable relative to an unknown start is unknown.
-        let blind = self.bases > 0
-            && (self.exit_vars[node as usize].iter()).any(|&v| lane.bases[v as usize] != 0);
-        match &self.program.nodes[node as usize].exit {
-            Exit::Return | Exit::Stop => None,
-            Exit::Jump(t) => Some(*t),
-            Exit::Branch {
-                cond,
-                then,
-                otherwise,
-            } => {
-                lane.env.standin = Standin::Absent;
-                let known = (!blind).then(|| eval_cond(cond, &lane.env)).flatten();
-                Some(self.branch(lane, node, known, *then, *otherwise))
-            }
-            Exit::Switch { on, cases, default } => {
-                lane.env.standin = Standin::Absent;
-                let v = (!blind).then(|| eval(on, &lane.env)).flatten();
-                if let Some(v) = v {
-                    return Some(cases.iter().find(|c| c.0 == v).map_or(*default, |c| c.1));
+    /// Where each lane of `lanes` goes from `node`, into `moves`; a lane
+    /// that returns is done. The exit test runs for the group at once.
+    fn exits(&mut self, w: &mut Warp, node: u32, lanes: &[usize], moves: &mut Vec<(usize, u32)>) {
+        let program = self.program;
+        let exit = &program.nodes[node as usize].exit;
+        let tested = match &self.exit_tapes[node as usize] {
+            ExitTape::Fixed => false,
+            ExitTape::Branch(test) => test.reads_env(),
+            ExitTape::Switch(on) => on.reads_env(),
+        };
+        if tested {
+            w.prepare(lanes, Standin::Absent);
+        }
+        // A test of a variable relative to an unknown start is unknown:
+        // the lanes (a bit each) whose test is.
+        let vars = &self.exit_vars[node as usize];
+        let mut blind = 0u64;
+        if self.bases > 0 && !vars.is_empty() {
+            for (at, &l) in lanes.iter().enumerate() {
+                let lane = &w.lanes[l];
+                if vars.iter().any(|&v| lane.bases[v as usize] != 0) {
+                    blind |= 1 << at;
                 }
-                self.guessed_paths = true;
-                // An unknown value takes the default, unless the default
-                // is a dead end (clang makes the default of a switch that
-                // covers every value, `switch (x & 3)` with four cases,
-                // `unreachable`): then the lanes spread over the cases by
-                // their linear thread id, an assumption (uniform values)
-                // that runs every case's code.
-                let dead = |b: u32| {
-                    let n = &self.program.nodes[b as usize];
-                    matches!(n.exit, Exit::Stop) && n.ops.is_empty()
-                };
-                if dead(*default) && !cases.is_empty() {
-                    let [x, y, z] = lane.env.tid;
-                    let [nx, ny, _] = lane.env.ntid;
-                    let linear = x + nx * (y + ny * z);
-                    let i = linear.rem_euclid(cases.len() as i64) as usize;
-                    return Some(cases[i].1);
-                }
-                Some(*default)
             }
+        }
+        match (exit, &self.exit_tapes[node as usize]) {
+            (Exit::Return | Exit::Stop, _) => {
+                for &l in lanes {
+                    w.done[l] = true;
+                }
+            }
+            (Exit::Jump(t), _) => moves.extend(lanes.iter().map(|&l| (l, *t))),
+            (
+                Exit::Branch {
+                    then, otherwise, ..
+                },
+                ExitTape::Branch(test),
+            ) => {
+                let (known, holds) = test.run(&Group::of(w, lanes), &mut self.rows);
+                let known = known & !blind;
+                // The iterations done of the loop the test may leave.
+                let exit = self.loop_exits[node as usize];
+                let header = exit.map_or(0, |e| e.0 as usize);
+                let trips = &w.trips[header * w.at.len()..][..w.at.len()];
+                // Every lane alike (the same outcome, the same iterations):
+                // one decision for the group.
+                let all = all_lanes(lanes.len());
+                let alike = (known == 0
+                    || (known == all && (holds & all == 0 || holds & all == all)))
+                    && (exit.is_none() || lanes.iter().all(|&l| trips[l] == trips[lanes[0]]));
+                if let (true, Some(&first)) = (alike, lanes.first()) {
+                    let known = (known & 1 != 0).then_some(holds & 1 != 0);
+                    let to = self.branch(trips[first], node, known, *then, *otherwise);
+                    moves.extend(lanes.iter().map(|&l| (l, to)));
+                    return;
+                }
+                for (at, &l) in lanes.iter().enumerate() {
+                    let known = (known >> at & 1 != 0).then_some(holds >> at & 1 != 0);
+                    let to = self.branch(trips[l], node, known, *then, *otherwise);
+                    moves.push((l, to));
+                }
+            }
+            (Exit::Switch { cases, default, .. }, ExitTape::Switch(on)) => {
+                let mut values = std::mem::take(&mut self.low);
+                on.eval_lanes(&Group::of(w, lanes), &mut values, &mut self.rows);
+                for (at, (&l, v)) in lanes.iter().zip(&values).enumerate() {
+                    let lane = &w.lanes[l];
+                    let v = v.filter(|_| blind >> at & 1 == 0);
+                    let to = self.switch(lane, v, cases, *default);
+                    moves.push((l, to));
+                }
+                self.low = values;
+            }
+            // Compiled from the exit itself: the two always agree.
+            (Exit::Branch { .. } | Exit::Switch { .. }, _) => {}
         }
     }
 
+    /// Where a switch sends a lane whose value is `v` (`None`: unknown).
+    fn switch(&mut self, lane: &Lane, v: Option<i64>, cases: &[(i64, u32)], default: u32) -> u32 {
+        if let Some(v) = v {
+            return cases.iter().find(|c| c.0 == v).map_or(default, |c| c.1);
+        }
+        self.guessed_paths = true;
+        // An unknown value takes the default, unless the default
+        // is a dead end (clang makes the default of a switch that
+        // covers every value, `switch (x & 3)` with four cases,
+        // `unreachable`): then the lanes spread over the cases by
+        // their linear thread id, an assumption (uniform values)
+        // that runs every case's code.
+        let dead = |b: u32| {
+            let n = &self.program.nodes[b as usize];
+            matches!(n.exit, Exit::Stop) && n.ops.is_empty()
+        };
+        if dead(default) && !cases.is_empty() {
+            let [x, y, z] = lane.env.tid;
+            let [nx, ny, _] = lane.env.ntid;
+            let linear = x + nx * (y + ny * z);
+            let i = linear.rem_euclid(cases.len() as i64) as usize;
+            return cases[i].1;
+        }
+        default
+    }
+
+    /// Where a branch sends a lane whose test is `known` (`None`: unknown),
+    /// `trips` being its iterations done of the loop the branch may leave.
     fn branch(
         &mut self,
-        lane: &mut Lane,
+        trips: u32,
         node: u32,
         known: Option<bool>,
         then: u32,
         otherwise: u32,
     ) -> u32 {
         // A loop's exit test: the budget may end the loop.
-        let leaves = |to: u32| self.shape.exited_loop(node, to);
-        let exit = match (leaves(then), leaves(otherwise)) {
-            (Some(h), None) => Some((h, then, otherwise)),
-            (None, Some(h)) => Some((h, otherwise, then)),
-            _ => None,
-        };
+        let exit = self.loop_exits[node as usize];
         let known = known.map(|c| if c { then } else { otherwise });
-        let Some((header, out, stay)) = exit else {
+        let Some((_, out, stay)) = exit else {
             self.guessed_paths |= known.is_none();
             return known.unwrap_or(self.guarded[node as usize]);
         };
-        let done = lane.trips[header as usize] + 1;
+        let done = trips + 1;
         if done >= self.budget.iterations && known == Some(stay) {
             self.truncated = Some(format!(
                 "loops cut at {} iterations per entry",
