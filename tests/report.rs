@@ -111,7 +111,11 @@ fn rows(section: &str) -> Vec<String> {
         .filter(|l| l.starts_with("  ") && !l.starts_with("      "))
         .filter(|l| !l.starts_with("  left alone at "))
         .filter(|l| !l.starts_with("  simulated on one SM") && !l.starts_with("  L2->L1 bytes"))
-        .filter(|l| !l.starts_with("  auto over ") && !l.starts_with("  measured on "))
+        .filter(|l| {
+            !l.starts_with("  auto over ")
+                && !l.starts_with("  measured on ")
+                && !l.starts_with("  rows guessed: ")
+        })
         .skip(1)
         .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
         .collect()

@@ -551,6 +551,12 @@ fn csr_rows_are_guessed_in_source_iterations() {
     let r = gtx480_report(&testdata("sim").join("spmv_csr.cu"));
     let k = kernel(&r, "spmv");
     assert_eq!(k["simulated"]["thread_accesses"], 7_200, "{k}");
+    // The report says the choice rests on the guess, and for which array.
+    assert_eq!(
+        k["simulated"]["robust"]["guessed_rows"],
+        serde_json::json!(["row_ptr"]),
+        "{k}"
+    );
     let by_pattern: Vec<(String, &str)> = (k["loads"].as_array().unwrap().iter())
         .map(|l| {
             let p = l["pattern"].as_str().unwrap();
@@ -583,6 +589,39 @@ fn csr_rows_are_guessed_in_source_iterations() {
     );
     let k = kernel(&bound, "spmv");
     assert_eq!(k["simulated"]["thread_accesses"], 2_880, "{k}");
+    assert!(
+        k["simulated"]["robust"].get("guessed_rows").is_none(),
+        "{k}"
+    );
+    // Offsets the kernel writes itself are not guessed: `rp[r] = 100 r`
+    // before the walk. Then the loop bound is unknown and the walk runs 8
+    // iterations of clang's remainder loop and 8 of its body unrolled by 4:
+    // 40 elements x 3 loads, with the store to rp, two loads of it and the
+    // store to y, 64 x (120 + 4) = 7,936 thread-accesses for the one block
+    // (the guess gave 64 x 4 + 416 x 3 = 1,504).
+    let own = dir.path().join("own_rows.cu");
+    std::fs::write(
+        &own,
+        "__global__ void walk(int *rp, const float *val, const int *col, const float *x,\n\
+         float *y) {\n\
+           int r = blockIdx.x * blockDim.x + threadIdx.x;\n\
+           rp[r] = r * 100;\n\
+           __syncthreads();\n\
+           float s = 0;\n\
+           int e = rp[r + 1];\n\
+           for (int j = rp[r]; j < e; j++) s += val[j] * x[col[j]];\n\
+           y[r] = s;\n\
+         }\n\
+         int main() { walk<<<1, 64>>>(0, 0, 0, 0, 0); return 0; }\n",
+    )
+    .unwrap();
+    let r = json_report(&own, "sm_70", &[]);
+    let k = kernel(&r, "walk");
+    assert!(
+        k["simulated"]["robust"].get("guessed_rows").is_none(),
+        "{k}"
+    );
+    assert_eq!(k["simulated"]["thread_accesses"], 7_936, "{k}");
 }
 
 /// Fact 12 (reuse between lanes whose bases are near): a loop from

@@ -123,6 +123,11 @@ pub struct Robustness {
     /// asks them: the part first, then each answer (`Hardware::measured`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub measured: Vec<String>,
+    /// Row-offset parameters no `--kernel-data` bound, read as rows of
+    /// `model::sm_model::ROW_GUESS` elements: the choice hinges on that
+    /// guess as well (issue 19 fact 12).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub guessed_rows: Vec<String>,
 }
 
 /// One scenario's figures.
@@ -537,6 +542,18 @@ impl Simulated {
             );
             if let Some((part, answers)) = r.measured.split_first() {
                 let _ = writeln!(s, "  measured on {part}: {}", answers.join(", "));
+            }
+            if !r.guessed_rows.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "  rows guessed: {} read as rows of {} elements in turn (bind the real offsets with --kernel-data); the choice hinges on it",
+                    r.guessed_rows.join(", "),
+                    crate::model::sm_model::ROW_GUESS
+                        .iter()
+                        .map(i64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
             }
         }
     }

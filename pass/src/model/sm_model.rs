@@ -295,9 +295,28 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     if let Some(m) = &k.memory {
         guessed = (**m).clone();
     }
+    // Not a parameter the kernel stores to: its own stores would decide
+    // the offsets it then reads.
+    let stored: HashSet<u32> = (program.program.nodes.iter())
+        .flat_map(|n| n.ops.iter())
+        .filter(|op| {
+            (program.instructions.get(op.inst as usize))
+                .is_some_and(|i| matches!(i.kind, Kind::Store | Kind::Atomic))
+        })
+        .filter_map(|op| only_param(&op.address))
+        .collect();
+    let mut guessed_names = Vec::new();
     for p in &program.program.packed_starts {
-        if let Some(index) = only_param(&p.start) {
+        if let Some(index) = only_param(&p.start).filter(|i| !stored.contains(i)) {
+            let before = guessed.bound().len();
             guessed.guess_rows(index, p.size, ROW_GUESS);
+            if guessed.bound().len() > before {
+                let name = (k.function.params().get(index as usize))
+                    .map(|v| v.name())
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or_else(|| format!("argument {index}"));
+                guessed_names.push(name);
+            }
         }
     }
     let rows_guessed = guessed.has_guesses();
@@ -455,6 +474,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         let mut r = robust_choice(&scenarios, &m, [&cons, &aggr], &gathers, usable, limit)
             .map_err(|e| NoModel::Error(e.to_string()))?;
         r.report.measured = measured_answers(hw);
+        r.report.guessed_rows = guessed_names.clone();
         if r.choice != m.auto {
             let sim = crate::model::l1sim::simulate(&trace, &config, &r.choice)
                 .map_err(|e| NoModel::Error(e.to_string()))?;
@@ -991,15 +1011,13 @@ fn robust_choice(
             hinges_on,
             scenarios: figures,
             measured: Vec::new(),
+            guessed_rows: Vec::new(),
         },
         simulations: simulations + w.simulations,
         simulated_accesses: spent + w.simulated_accesses,
     })
 }
 
-/// The simulated L1, from the hardware facts (`l1_config`; issue 19).
-/// The bytes one L1 miss fetches: a sector on sector-fill parts, the line
-/// on line-fill ones (`model::read_once`'s unit).
 /// Elements per row of a row-offset array nobody bound (see `simulate`),
 /// row by row in turn: a guess, in the source loop's iterations. 5 to 8 is
 /// a 2-D mesh's Laplacian (5) up to a 3-D one's (7) and a little beyond,
@@ -1072,6 +1090,9 @@ fn source_groups(scenarios: &[Scenario]) -> Vec<Vec<usize>> {
     groups
 }
 
+/// The simulated L1, from the hardware facts (`l1_config`; issue 19).
+/// The bytes one L1 miss fetches: a sector on sector-fill parts, the line
+/// on line-fill ones (`model::read_once`'s unit).
 fn fill_unit(config: &L1Config) -> u64 {
     u64::from(match config.fill {
         Fill::Sector => config.sector_bytes,
