@@ -81,10 +81,10 @@ impl Memory {
     /// Binds parameter `index`, a row-offset array of `size`-byte offsets
     /// nobody bound, to the guess that its rows hold `lengths` elements in
     /// turn (row `i`: `lengths[i % lengths.len()]`). A parameter with bound
-    /// data keeps it.
-    pub fn guess_rows(&mut self, index: u32, size: i64, lengths: &'static [i64]) {
+    /// data keeps it. Whether it bound the guess.
+    pub fn guess_rows(&mut self, index: u32, size: i64, lengths: &'static [i64]) -> bool {
         if self.bound().contains(&index) || !matches!(size, 4 | 8) || lengths.is_empty() {
-            return;
+            return false;
         }
         let start = Base::Param {
             index,
@@ -97,6 +97,7 @@ impl Memory {
             size,
             lengths,
         });
+        true
     }
 
     /// Whether some parameter holds guessed rows, not data.
@@ -156,7 +157,7 @@ mod tests {
         // Rows of 5, 6, 7, 8 elements in turn: p[0..6] = 0, 5, 11, 18,
         // 26, 31 (26 = 5 + 6 + 7 + 8, then row 4 is 5 long again).
         let mut m = Memory::default();
-        m.guess_rows(0, 4, &[5, 6, 7, 8]);
+        assert!(m.guess_rows(0, 4, &[5, 6, 7, 8]));
         let p = param(0);
         let got: Vec<Option<i64>> = (0..6).map(|i| m.read(p + 4 * i, 4)).collect();
         assert_eq!(
@@ -172,7 +173,7 @@ mod tests {
         assert!(m.has_guesses());
         // 8-byte offsets: p[3] = 18.
         let mut wide = Memory::default();
-        wide.guess_rows(2, 8, &[5, 6, 7, 8]);
+        assert!(wide.guess_rows(2, 8, &[5, 6, 7, 8]));
         assert_eq!(wide.read(param(2) + 24, 8), Some(18));
         // A parameter whose data the user bound keeps its data.
         let bytes = Arc::new(7i32.to_le_bytes().repeat(4));
@@ -180,7 +181,7 @@ mod tests {
             regions: vec![(0, param(0), bytes)],
             rows: Vec::new(),
         };
-        bound.guess_rows(0, 4, &[5, 6, 7, 8]);
+        assert!(!bound.guess_rows(0, 4, &[5, 6, 7, 8]));
         assert!(!bound.has_guesses());
         assert_eq!(bound.read(param(0) + 4, 4), Some(7));
     }

@@ -308,9 +308,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     let mut guessed_names = Vec::new();
     for p in &program.program.packed_starts {
         if let Some(index) = only_param(&p.start).filter(|i| !stored.contains(i)) {
-            let before = guessed.bound().len();
-            guessed.guess_rows(index, p.size, ROW_GUESS);
-            if guessed.bound().len() > before {
+            if guessed.guess_rows(index, p.size, ROW_GUESS) {
                 let name = (k.function.params().get(index as usize))
                     .map(|v| v.name())
                     .filter(|n| !n.is_empty())
