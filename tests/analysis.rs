@@ -807,11 +807,16 @@ fn noinline_device_functions() {
             let (b, g, generic) = ptx_loads(&run.ptx);
             assert_eq!((b, g + generic), (1, 1), "{}:\n{}", run.what, run.ptx);
         }
-        // Under `auto` no kernel-level model covers them (their kernel has
-        // no global load of its own), so the paper's verdicts stand, except
-        // that on the sectored model of sm_90 (L1 by default) get's rule-4
-        // bypass rests on no evidence and is left at the default: no load
-        // of the PTX bypasses. The Fermi model keeps it.
+        // Under `auto` the kernel-level model follows both calls into the
+        // kernel's trace (issue 19), with get's index bound to the caller's
+        // i: one SM's 8 blocks of 256 threads. get reads a[i], 2,048 floats
+        // once each: 8,192 B either way. row reads b[tid % 16], 64 B (two
+        // sectors): cached, once for the SM; bypassed, every one of the 64
+        // warps fetches both sectors, 4,096 B. cache-all 8,256 B,
+        // cache-none 12,288 B: both cached, with either per-load model (the
+        // kernel model is sm_90's), and no load of the PTX bypasses. Under
+        // the paper's rules alone (no kernel-level model, before) get was
+        // bypassed on the Fermi model.
         let run = run_driver("noinline.cu", model, "auto", &extra);
         let decisions: Vec<String> = ["get", "row"]
             .iter()
@@ -822,17 +827,29 @@ fn noinline_device_functions() {
                     .to_string()
             })
             .collect();
+        assert_eq!(decisions, ["cache", "cache"], "{}", run.what);
+        let reason = unit(&run, "get")["loads"][0]["reason"].as_str().unwrap();
+        assert!(
+            reason.starts_with("auto, followed from kernel noinline_kernel("),
+            "{}: {reason}",
+            run.what
+        );
+        let simulated = &unit(&run, "noinline_kernel")["simulated"];
+        assert_eq!(
+            strs(&simulated["followed_calls"]),
+            ["get(float const*, int)", "row(float const*)"],
+            "{}",
+            run.what
+        );
+        let bytes = &simulated["traffic_bytes"];
+        assert_eq!(
+            (&bytes["cache_all"], &bytes["cache_none"], &bytes["auto"]),
+            (&8256.into(), &12288.into(), &8256.into()),
+            "{}",
+            run.what
+        );
         let (b, g, generic) = ptx_loads(&run.ptx);
-        match model {
-            Model::Fermi => {
-                assert_eq!(decisions, ["bypass", "cache"], "{}", run.what);
-                assert_eq!((b, g + generic), (1, 1), "{}:\n{}", run.what, run.ptx);
-            }
-            Model::Sectored => {
-                assert_eq!(decisions, ["default", "cache"], "{}", run.what);
-                assert_eq!((b, g + generic), (0, 2), "{}:\n{}", run.what, run.ptx);
-            }
-        }
+        assert_eq!((b, g + generic), (0, 2), "{}:\n{}", run.what, run.ptx);
     }
 }
 

@@ -7,9 +7,10 @@
 //! loads with their IR handles (what annotate consumes). Nothing here
 //! changes the module.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
+use crate::decide::callees::{combine, CalleeLoad, Caller, Combined, Proposal};
 use crate::decide::policy::{decide, Decision, Policy, Verdict};
 use crate::emit::keys::Key;
 use crate::facts::address::{render, uniform_unknowns, Context, Expr, Folder, Known, Sreg, E};
@@ -400,6 +401,8 @@ struct UnitResult {
     forced: Vec<usize>,
     /// The kernel's whole-SM trace, when the setting keeps traces.
     trace: Option<Trace>,
+    /// The device functions its model followed into (`decide::callees`).
+    followed: Vec<Value>,
 }
 
 /// One kernel's whole-SM access trace (design.md §6), with its names.
@@ -506,17 +509,77 @@ fn analyze_keeping(
         warnings: Vec::new(),
     };
     let (mut decided, mut keyed, mut kernel_functions) = (Vec::new(), Vec::new(), Vec::new());
-    let mut next_key = 0u32;
     let mut traces = Vec::new();
     let mut budget = ModuleBudget::new(DEFAULT_MODEL_BUDGET);
-    for unit in units(module, &kernels, opts) {
+    let units = units(module, &kernels, opts);
+    // Keys in unit order, whichever order the units are analysed in: each
+    // read of a function takes one.
+    let first_key: Vec<u32> = (units.iter())
+        .scan(0u32, |next, u| {
+            let first = *next;
+            *next += (u.function.instructions())
+                .filter(|&i| Read::of(i, &set.layout).is_some())
+                .count() as u32;
+            Some(first)
+        })
+        .collect();
+    // Device functions first: a kernel's model follows calls into them
+    // (`decide::callees`) and needs their loads' verdicts.
+    let order: Vec<usize> = (0..units.len())
+        .filter(|&i| !units[i].is_kernel)
+        .chain((0..units.len()).filter(|&i| units[i].is_kernel))
+        .collect();
+    let auto = opts.policy == Policy::Auto;
+    let mut results: Vec<Option<UnitResult>> = units.iter().map(|_| None).collect();
+    let mut unit_warnings: Vec<Vec<String>> = vec![Vec::new(); units.len()];
+    let mut callees: Vec<CalleeLoad> = Vec::new();
+    let mut proposals: Vec<(usize, Proposal)> = Vec::new();
+    // Device functions more than one kernel reaches: their loads' flips
+    // are priced, should the kernels disagree (`decide::callees`).
+    let mut reached_by: HashMap<Value, usize> = HashMap::new();
+    for k in &kernels {
+        for f in reachable(k.function) {
+            *reached_by.entry(f).or_default() += 1;
+        }
+    }
+    let shared: HashSet<Value> = (reached_by.into_iter())
+        .filter(|&(_, n)| n > 1)
+        .map(|(f, _)| f)
+        .collect();
+    for i in order {
+        let unit = &units[i];
         let skip = traced
             .is_some_and(|w| !unit.is_kernel || !w.includes(&unit.function.name(), kernels.len()));
         if skip {
             continue;
         }
-        let Some(mut done) = analyze_unit(&set, &unit, &mut next_key, &mut budget, &mut warnings)?
-        else {
+        let mut next_key = first_key[i];
+        let model = ModelScope {
+            budget: &mut budget,
+            callees: &callees,
+            shared: &shared,
+            proposals: &mut proposals,
+        };
+        let done = analyze_unit(&set, unit, &mut next_key, model, &mut unit_warnings[i])?;
+        if let (Some(done), false) = (&done, unit.is_kernel) {
+            let emitted = emitted_decisions(done, auto);
+            callees.extend(done.traced.iter().map(|(t, paper)| CalleeLoad {
+                function: unit.function,
+                unit: i,
+                entry: t.entry,
+                load: t.load,
+                paper: *paper,
+                emitted: emitted.get(&t.entry).copied(),
+            }));
+        }
+        results[i] = done;
+    }
+    if auto {
+        decide_callees(&set, &units, &mut results, &callees, &proposals);
+    }
+    for (i, (unit, done)) in units.iter().zip(results).enumerate() {
+        warnings.append(&mut unit_warnings[i]);
+        let Some(mut done) = done else {
             continue;
         };
         if let Some(trace) = done.trace.take() {
@@ -721,12 +784,23 @@ struct Walk<'s> {
     env: Env,
 }
 
+/// What a kernel's model shares with the module: the budget, the loads of
+/// device functions it may follow into, and its verdicts on those.
+struct ModelScope<'m> {
+    budget: &'m mut ModuleBudget,
+    callees: &'m [CalleeLoad],
+    /// Device functions that more than one kernel reaches.
+    shared: &'m HashSet<Value>,
+    /// (index in `callees`, verdict)
+    proposals: &'m mut Vec<(usize, Proposal)>,
+}
+
 /// Analyses one function's loads; `None` for a device function without any.
 fn analyze_unit(
     set: &Setting,
     unit: &Unit,
     next_key: &mut u32,
-    budget: &mut ModuleBudget,
+    scope: ModelScope,
     warnings: &mut Vec<String>,
 ) -> Result<Option<UnitResult>, crate::Error> {
     let loads: Vec<Read> = unit
@@ -808,6 +882,7 @@ fn analyze_unit(
         entry_loads: Vec::new(),
         forced: Vec::new(),
         trace: None,
+        followed: Vec::new(),
     };
     for read in loads {
         let key = *next_key;
@@ -823,12 +898,20 @@ fn analyze_unit(
     // cost what they did), for a kernel with a global load to decide or
     // measure: one that only writes has nothing the model could change
     // (issue 16: a file of many such kernels costs what clang does).
-    let reads = !out.report.loads.is_empty() || out.report.skipped.iter().any(|s| s.byte_loop);
+    // A kernel that reads only through device functions (`callees`) has
+    // loads to decide too.
+    let calls_reads = unit.is_kernel && {
+        let reached = reachable(unit.function);
+        scope.callees.iter().any(|c| reached.contains(&c.function))
+    };
+    let reads = !out.report.loads.is_empty()
+        || out.report.skipped.iter().any(|s| s.byte_loop)
+        || calls_reads;
     let asked = set.opts.policy == Policy::Auto
         || set.opts.machine.is_some()
         || set.opts.decisions.is_some();
     if unit.is_kernel && ((asked && reads) || set.keep_traces) {
-        walk.model_kernel(&mut out, budget, warnings);
+        walk.model_kernel(&mut out, scope, warnings);
     }
     Ok(Some(out))
 }
@@ -854,12 +937,13 @@ impl Walk<'_> {
     /// Runs the kernel-level model (`sm_model`) and puts its figures in the
     /// report; under `auto`, its choices replace the per-load verdicts of
     /// the loads those gave one (a load left at the default stays there).
-    fn model_kernel(
-        &self,
-        out: &mut UnitResult,
-        budget: &mut ModuleBudget,
-        warnings: &mut Vec<String>,
-    ) {
+    fn model_kernel(&self, out: &mut UnitResult, scope: ModelScope, warnings: &mut Vec<String>) {
+        let ModelScope {
+            budget,
+            callees,
+            shared,
+            proposals,
+        } = scope;
         let set = self.set;
         let grant = match budget.grant() {
             Ok(g) => g,
@@ -909,6 +993,24 @@ impl Walk<'_> {
         let mut overlapping: Vec<u32> = overlaps.iter().flat_map(|o| o.params.clone()).collect();
         overlapping.sort_unstable();
         overlapping.dedup();
+        // The loads of device functions the trace may follow into, as
+        // entries after the kernel's own (`decide::callees`).
+        let own = out.report.loads.len();
+        let auto = set.opts.policy == Policy::Auto;
+        let mut traced = out.traced.clone();
+        let mut emitted = emitted_decisions(out, auto);
+        for (k, c) in callees.iter().enumerate() {
+            traced.push((
+                TracedLoad {
+                    load: c.load,
+                    entry: own + k,
+                },
+                c.paper,
+            ));
+            if let Some(d) = c.emitted {
+                emitted.insert(own + k, d);
+            }
+        }
         let inputs = KernelInputs {
             function: self.unit.function,
             overlapping_params: overlapping,
@@ -923,16 +1025,20 @@ impl Walk<'_> {
             machine: set.opts.machine.is_some(),
             bypass: set.arch.bypass_op(set.ptx),
             model: set.model,
-            emitted: emitted_decisions(out, set.opts.policy == Policy::Auto),
-            auto: set.opts.policy == Policy::Auto,
+            emitted,
+            auto,
             block: self.unit.block,
             grid: self.unit.grid,
             args: self.args.clone(),
             memory: self.memory.clone(),
-            loads: &out.traced,
+            loads: &traced,
             static_shared_bytes: static_shared_bytes(self.unit.function, &set.layout),
             registers: set.opts.registers_of(&self.unit.function.name()),
             grant,
+            weigh_flips: (callees.iter().enumerate())
+                .filter(|(_, c)| shared.contains(&c.function))
+                .map(|(k, _)| own + k)
+                .collect(),
         };
         let result = match simulate(&inputs) {
             Ok(r) => r,
@@ -947,6 +1053,7 @@ impl Walk<'_> {
         };
         budget.charge(result.spent);
         out.report.budget.extend(result.budget);
+        out.followed = result.followed;
         let robust = result.simulated.robust.as_ref().map(|r| r.scenarios.len());
         out.report.simulated = Some(result.simulated);
         if set.keep_traces {
@@ -957,7 +1064,21 @@ impl Walk<'_> {
         let mut loads: Vec<_> = result.loads.into_iter().collect();
         loads.sort_unstable_by_key(|(entry, _)| *entry);
         for (entry, (model, cache)) in loads {
-            let auto = set.opts.policy == Policy::Auto;
+            if entry >= own {
+                let reason = model_reason(model.read_once, robust, cache);
+                let flip = result.flips.get(&entry).map(|f| (f.chosen, f.flipped));
+                proposals.push((
+                    entry - own,
+                    Proposal {
+                        kernel: out.report.name.clone(),
+                        cache,
+                        model,
+                        reason,
+                        flip,
+                    },
+                ));
+                continue;
+            }
             if let Some(span) = model.unknown_within {
                 out.report.loads[entry].notes.push(format!(
                     "address unknown but within a {span}-byte range; modelled as spread uniformly over it"
@@ -988,21 +1109,7 @@ impl Walk<'_> {
             else {
                 continue;
             };
-            let reason = match robust {
-                _ if model_read_once => "auto: bypass: no other access of the kernel's trace reads \
-                    its lines (no other load, warp or iteration), so caching it cannot hit under any \
-                    warp order or L1 size; bypassing keeps them out of L1"
-                    .to_string(),
-                Some(n) => format!(
-                    "auto: {} in the assignment with the least worst-case regret in simulated \
-                     L2->L1 traffic over {n} hardware scenarios",
-                    decision.name()
-                ),
-                None => format!(
-                    "auto: {} gives the least simulated L2->L1 traffic for the kernel",
-                    decision.name()
-                ),
-            };
+            let reason = model_reason(model_read_once, robust, cache);
             set.set_decision(out, entry, load, decision, reason);
         }
     }
@@ -1391,6 +1498,128 @@ impl Setting<'_> {
                 entry,
             }),
             None => {}
+        }
+    }
+}
+
+/// Why the kernel-level model decided a load as it did (`cache`), as the
+/// report says it; `robust`: over how many scenarios, if it weighed them.
+fn model_reason(read_once: bool, robust: Option<usize>, cache: bool) -> String {
+    let decision = if cache {
+        Decision::Cache
+    } else {
+        Decision::Bypass
+    };
+    match robust {
+        _ if read_once => "auto: bypass: no other access of the kernel's trace reads \
+            its lines (no other load, warp or iteration), so caching it cannot hit under any \
+            warp order or L1 size; bypassing keeps them out of L1"
+            .to_string(),
+        Some(n) => format!(
+            "auto: {} in the assignment with the least worst-case regret in simulated \
+             L2->L1 traffic over {n} hardware scenarios",
+            decision.name()
+        ),
+        None => format!(
+            "auto: {} gives the least simulated L2->L1 traffic for the kernel",
+            decision.name()
+        ),
+    }
+}
+
+/// The functions defined in the module that `f` reaches through direct
+/// calls (those a kernel's trace may follow: `model::control`).
+fn reachable(f: Value) -> HashSet<Value> {
+    let mut seen = HashSet::new();
+    let mut work = vec![f];
+    while let Some(g) = work.pop() {
+        for call in g.instructions() {
+            if call.opcode() != Some(Opcode::LLVMCall) {
+                continue;
+            }
+            let callee = call.called_value();
+            if callee.is_function() && !callee.is_declaration() && seen.insert(callee) {
+                work.push(callee);
+            }
+        }
+    }
+    seen
+}
+
+/// Under `auto`, gives each device-function load the verdict the models of
+/// the kernels that call its function agree on (`decide::callees`), or
+/// says why it keeps its per-load verdict.
+fn decide_callees(
+    set: &Setting,
+    units: &[Unit],
+    results: &mut [Option<UnitResult>],
+    callees: &[CalleeLoad],
+    proposals: &[(usize, Proposal)],
+) {
+    // Each analysed kernel with what it reaches and what its model followed.
+    let kernels: Vec<(Caller, HashSet<Value>, Vec<Value>)> = (units.iter().zip(results.iter()))
+        .filter(|(u, _)| u.is_kernel)
+        .filter_map(|(u, r)| {
+            let r = r.as_ref()?;
+            let whole = (r.report.simulated.as_ref()).is_some_and(|s| s.truncated.is_none())
+                && r.report.budget.is_empty();
+            let caller = Caller {
+                kernel: r.report.name.clone(),
+                followed: false,
+                whole,
+            };
+            Some((caller, reachable(u.function), r.followed.clone()))
+        })
+        .collect();
+    for (k, c) in callees.iter().enumerate() {
+        let Some(out) = results[c.unit].as_mut() else {
+            continue;
+        };
+        if out.forced.contains(&c.entry) {
+            continue;
+        }
+        let mine: Vec<Proposal> = (proposals.iter())
+            .filter(|(i, _)| *i == k)
+            .map(|(_, p)| p.clone())
+            .collect();
+        let callers: Vec<Caller> = (kernels.iter())
+            .filter(|(_, reached, _)| reached.contains(&c.function))
+            .map(|(caller, _, followed)| Caller {
+                followed: followed.contains(&c.function),
+                ..caller.clone()
+            })
+            .collect();
+        let external = !set.opts.whole_program && !c.function.has_local_linkage();
+        match combine(&callers, &mine, external) {
+            None => {}
+            Some(Combined::Kept(why)) => out.report.loads[c.entry].notes.push(why),
+            Some(Combined::Unexecuted(why)) => {
+                set.set_decision(out, c.entry, c.load, Decision::Default, why)
+            }
+            Some(Combined::Agreed {
+                cache,
+                reason,
+                model,
+            }) => {
+                let report = &mut out.report.loads[c.entry];
+                if let Some(span) = model.unknown_within {
+                    report.notes.push(format!(
+                        "address unknown but within a {span}-byte range; modelled as spread uniformly over it"
+                    ));
+                }
+                if let Some(site) = &model.merged_into {
+                    report.notes.push(format!(
+                        "merged by the backend into one vector load with the load at {site}: its traffic is counted there, and it takes that load's decision"
+                    ));
+                }
+                report.in_kernel = Some(*model);
+                let decision = if cache {
+                    Decision::Cache
+                } else {
+                    Decision::Bypass
+                };
+                set.set_decision(out, c.entry, c.load, decision, reason);
+            }
         }
     }
 }

@@ -105,6 +105,10 @@ pub struct Simulated {
     /// may do (issue 19); absent unless `auto` chose.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub robust: Option<Robustness>,
+    /// The device functions the trace follows into at their call sites
+    /// (issue 19), as the report names them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub followed_calls: Vec<String>,
 }
 
 /// `auto`'s choice weighed over the scenarios (`decide::robust`).
@@ -525,6 +529,13 @@ impl Simulated {
         );
         if let Some(cut) = &self.truncated {
             let _ = writeln!(s, "  simulation cut: {cut}");
+        }
+        if !self.followed_calls.is_empty() {
+            let _ = writeln!(
+                s,
+                "  device functions followed into the trace: {}",
+                self.followed_calls.join(", ")
+            );
         }
         if let Some(r) = &self.robust {
             let _ = writeln!(

@@ -12,7 +12,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::facts::address::Folder;
+use crate::facts::address::{unknown, Folder, Why, E};
 use crate::llvm::ir::{Block, Opcode, Value};
 use crate::model::program::{Exit, MemOp, Node, PackedStart, PhiDef, Program};
 use crate::model::trace::Kind;
@@ -34,23 +34,78 @@ pub struct Access {
 /// What the caller says of one instruction; `None`: not in the trace.
 pub type MemoryOf<'a> = dyn FnMut(Value) -> Option<Access> + 'a;
 
+/// A program's calls into device functions (issue 19): which bodies the
+/// trace follows, spliced in at each call site, and which calls it does not.
+#[derive(Clone, Debug, Default)]
+pub struct Calls {
+    /// The device functions spliced in, each once, in the order first met.
+    pub followed: Vec<Value>,
+    /// Calls to a defined function spliced in at every place the program
+    /// meets them.
+    pub spliced: HashSet<Value>,
+    /// Calls to a defined function left as calls somewhere (recursion,
+    /// `MAX_CALL_DEPTH`, `MAX_SPLICED_NODES`): their callee's accesses are
+    /// not in the trace there.
+    pub not_followed: HashSet<Value>,
+}
+
+impl Calls {
+    /// Whether the trace follows every execution of `call` into its callee.
+    pub fn follows(&self, call: Value) -> bool {
+        self.spliced.contains(&call) && !self.not_followed.contains(&call)
+    }
+}
+
+/// How deep calls are followed: a kernel's callee's callee's ... at depth
+/// 6 is left as a call. CUDA device code rarely nests deeper; recursion
+/// (which the walk cannot unroll) never is followed.
+const MAX_CALL_DEPTH: u32 = 6;
+
+/// The most nodes a program may hold with its callees spliced in; a call
+/// whose callee (with everything it calls, counted as if followed to
+/// `MAX_CALL_DEPTH`) would pass it is left as a call. A node costs the walk
+/// tables per op and phi, not per execution; 4096 is 16 times the largest
+/// kernel of the test suite.
+const MAX_SPLICED_NODES: usize = 4096;
+
 /// The program of `function`; `memory` picks its memory instructions. Also
 /// the loads the backend merges into another's vector access
-/// (`vector_loads`): they have no op of their own.
+/// (`vector_loads`): they have no op of their own; and the calls followed.
+///
+/// A call to a device function defined in the module (`__noinline__`, or
+/// one the inliner kept) is followed (issue 19): the callee's blocks are
+/// spliced in at the call site, its parameters standing for the call's
+/// arguments (`Folder::enter_call`), its phis new variables of that call
+/// site, its returns jumps back to the rest of the caller's block, which
+/// reads the returned value as a variable those jumps set. Each call site
+/// has its blocks of its own; an instruction keeps one entry in the
+/// caller's instruction table (`memory` is asked once per instruction and
+/// call site, and gives one index), since one PTX instruction takes one
+/// cache operator whichever call site runs it.
 pub fn program(
     function: Value,
     folder: &mut Folder,
     memory: &mut MemoryOf,
-) -> (Program, Vec<Merged>) {
-    let blocks = function.blocks();
-    let index: HashMap<Block, u32> = blocks.iter().copied().zip(0..).collect();
-    let mut issued = Issued::default();
-    let mut merged = Vec::new();
-    let mut nodes: Vec<Node> = blocks
-        .iter()
-        .map(|&b| node(b, &index, folder, memory, &mut issued, &mut merged))
-        .collect();
-    issue_points(&blocks, &issued, &mut nodes);
+) -> (Program, Vec<Merged>, Calls) {
+    let mut builder = Builder {
+        folder,
+        memory,
+        nodes: Vec::new(),
+        merged: Vec::new(),
+        stack: vec![function],
+        calls: Calls::default(),
+        bounds: HashMap::new(),
+    };
+    builder.instance(function);
+    let Builder {
+        folder,
+        nodes,
+        mut merged,
+        calls,
+        ..
+    } = builder;
+    merged.sort_unstable_by_key(|m| (m.member, m.leader));
+    merged.dedup_by_key(|m| (m.member, m.leader));
     let packed_starts = packed_starts(function, folder);
     let vars = folder.variable_count();
     (
@@ -60,7 +115,284 @@ pub fn program(
             packed_starts,
         },
         merged,
+        calls,
     )
+}
+
+/// Builds a [`Program`] one function instance at a time: the kernel, then
+/// each callee at each call site.
+struct Builder<'b, 'f, 'm> {
+    folder: &'b mut Folder<'f>,
+    memory: &'b mut MemoryOf<'m>,
+    nodes: Vec<Node>,
+    merged: Vec<Merged>,
+    /// The functions whose instances are being built, the kernel first.
+    stack: Vec<Value>,
+    calls: Calls,
+    /// `bound` of (function, depth), memoized.
+    bounds: HashMap<(Value, u32), usize>,
+}
+
+/// One function instance: its entry node, and its returns (node, value).
+struct Instance {
+    entry: u32,
+    returns: Vec<(u32, Option<E>)>,
+}
+
+/// The callee a call would splice in: a function defined in the module.
+fn defined_callee(call: Value) -> Option<Value> {
+    if call.opcode() != Some(Opcode::LLVMCall) {
+        return None;
+    }
+    let callee = call.called_value();
+    (callee.is_function() && !callee.is_declaration()).then_some(callee)
+}
+
+impl Builder<'_, '_, '_> {
+    /// At most how many nodes `f`'s instance at `depth` adds, with every
+    /// call it may follow followed (recursion counted to `MAX_CALL_DEPTH`,
+    /// so that this bounds what `instance` builds whatever the stack).
+    fn bound(&mut self, f: Value, depth: u32) -> usize {
+        if let Some(&n) = self.bounds.get(&(f, depth)) {
+            return n;
+        }
+        let mut n = f.blocks().len();
+        if depth < MAX_CALL_DEPTH {
+            let callees: Vec<Value> = f.instructions().filter_map(defined_callee).collect();
+            for c in callees {
+                n = n.saturating_add(self.bound(c, depth + 1)).saturating_add(1);
+            }
+        }
+        self.bounds.insert((f, depth), n);
+        n
+    }
+
+    /// Which calls of `f` (the stack's last) this instance follows: those
+    /// that recurse into no function being built, within the depth, while
+    /// the nodes they may add fit in `MAX_SPLICED_NODES` (in order).
+    fn plan(&mut self, f: Value) -> HashSet<Value> {
+        let depth = self.stack.len() as u32 - 1;
+        let mut used = self.nodes.len() + f.blocks().len();
+        let mut plan = HashSet::new();
+        for call in f.instructions() {
+            let Some(callee) = defined_callee(call) else {
+                continue;
+            };
+            let fits = depth < MAX_CALL_DEPTH && !self.stack.contains(&callee) && {
+                let n = self.bound(callee, depth + 1) + 1;
+                used + n <= MAX_SPLICED_NODES && {
+                    used += n;
+                    true
+                }
+            };
+            if fits {
+                plan.insert(call);
+                self.calls.spliced.insert(call);
+            } else {
+                self.calls.not_followed.insert(call);
+            }
+        }
+        plan
+    }
+
+    /// Builds the instance of the stack's last function: one node per
+    /// block, more where a followed call splits a block.
+    fn instance(&mut self, f: Value) -> Instance {
+        let plan = self.plan(f);
+        // A followed call's result is a variable of this frame, numbered
+        // before anything reads it.
+        for &call in &plan {
+            if call.ty().is_int() || call.ty().is_pointer() {
+                self.folder.phi_variable(call);
+            }
+        }
+        let blocks = f.blocks();
+        let base = self.nodes.len() as u32;
+        let index: HashMap<Block, u32> = blocks.iter().copied().zip(base..).collect();
+        self.nodes.extend(blocks.iter().map(|_| Node::empty()));
+        let mut built = Built::default();
+        let mut tails = HashMap::new();
+        let mut returns = Vec::new();
+        for &b in &blocks {
+            let tail = self.block(b, &index, &plan, &mut built);
+            tails.insert(index[&b], tail);
+            if self.stack.len() > 1 && matches!(self.nodes[tail as usize].exit, Exit::Return) {
+                let value = b
+                    .terminator()
+                    .filter(|t| t.num_operands() == 1)
+                    .map(|t| t.operand(0))
+                    .filter(|v| v.ty().is_int() || v.ty().is_pointer())
+                    .map(|v| self.folder.fold(v));
+                returns.push((tail, value));
+            }
+        }
+        // A phi's incoming edge comes from its predecessor block's last node.
+        for &b in &blocks {
+            for phi in &mut self.nodes[index[&b] as usize].phis {
+                for (from, _) in &mut phi.incoming {
+                    *from = tails.get(from).copied().unwrap_or(*from);
+                }
+            }
+        }
+        issue_points(f, &built, &mut self.nodes);
+        Instance {
+            entry: base,
+            returns,
+        }
+    }
+
+    /// Builds block `b` into its head node (`index`), splicing in the
+    /// callees of the calls `plan` follows; returns its last node.
+    fn block(
+        &mut self,
+        b: Block,
+        index: &HashMap<Block, u32>,
+        plan: &HashSet<Value>,
+        built: &mut Built,
+    ) -> u32 {
+        let mut current = index[&b];
+        let mut phis = Vec::new();
+        let mut part = Part::default();
+        for inst in b.instructions() {
+            if inst.opcode() == Some(Opcode::LLVMPHI) {
+                let t = inst.ty();
+                if !(t.is_int() || t.is_pointer()) {
+                    continue;
+                }
+                let Some(var) = self.folder.phi_variable(inst) else {
+                    continue;
+                };
+                let incoming = inst
+                    .incoming()
+                    .into_iter()
+                    .filter_map(|(v, from)| Some((*index.get(&from)?, self.folder.fold(v))))
+                    .collect();
+                phis.push(PhiDef { var, incoming });
+                continue;
+            }
+            part.insts.push(inst);
+            if let Some(access) = (self.memory)(inst) {
+                part.pieces.push(Piece {
+                    kind: access.kind,
+                    address: self.folder.fold(access.ptr),
+                    bytes: access.bytes,
+                    segment: part.segment,
+                    mergeable: access.merge,
+                });
+                part.found.push((inst, access));
+            }
+            if stops_merging(inst) {
+                part.segment += 1;
+            }
+            if !plan.contains(&inst) {
+                continue;
+            }
+            // The caller's part ends at the call, which jumps into the
+            // callee; its returns jump to a new node for the rest.
+            let ops = self.ops(&mut part, built);
+            self.nodes[current as usize] = Node {
+                phis: std::mem::take(&mut phis),
+                ops,
+                barriers: Vec::new(),
+                exit: Exit::Stop,
+            };
+            built.parts.push((current, std::mem::take(&mut part.insts)));
+            part = Part::default();
+            let callee = inst.called_value();
+            let args = (0..inst.num_args())
+                .map(|i| self.folder.fold(inst.operand(i)))
+                .collect();
+            let caller = self.folder.enter_call(args);
+            self.stack.push(callee);
+            if !self.calls.followed.contains(&callee) {
+                self.calls.followed.push(callee);
+            }
+            let spliced = self.instance(callee);
+            self.stack.pop();
+            self.folder.leave_call(caller);
+            self.nodes[current as usize].exit = Exit::Jump(spliced.entry);
+            current = self.nodes.len() as u32;
+            self.nodes.push(Node::empty());
+            for (r, _) in &spliced.returns {
+                self.nodes[*r as usize].exit = Exit::Jump(current);
+            }
+            if let Some(var) = self.folder.phi_variable_of(inst) {
+                let unknown = || unknown(Why::Unsupported("return value".into()));
+                phis.push(PhiDef {
+                    var,
+                    incoming: (spliced.returns.into_iter())
+                        .map(|(r, v)| (r, v.unwrap_or_else(unknown)))
+                        .collect(),
+                });
+            }
+        }
+        let ops = self.ops(&mut part, built);
+        self.nodes[current as usize] = Node {
+            phis,
+            ops,
+            barriers: Vec::new(),
+            exit: exit(b, index, self.folder),
+        };
+        built.parts.push((current, part.insts));
+        current
+    }
+
+    /// The ops of a part's memory instructions, merged into vector accesses
+    /// (`vector_loads`) where the backend merges them.
+    fn ops(&mut self, part: &mut Part, built: &mut Built) -> Vec<MemOp> {
+        let mut ops = Vec::new();
+        for (k, role) in roles(&part.pieces).into_iter().enumerate() {
+            let (inst, access) = part.found[k];
+            let (address, bytes) = match role {
+                Role::Alone => (part.pieces[k].address.clone(), access.bytes),
+                Role::Leads { bytes, from } => (part.pieces[from].address.clone(), bytes),
+                Role::Joins { leader } => {
+                    self.merged.push(Merged {
+                        member: access.inst,
+                        leader: part.found[leader].1.inst,
+                    });
+                    built.issued.leader.insert(inst, part.found[leader].0);
+                    continue;
+                }
+            };
+            ops.push(MemOp {
+                inst: access.inst,
+                address,
+                bytes,
+                waits: false,
+            });
+            built.issued.ops.push(inst);
+        }
+        ops
+    }
+}
+
+/// What a block's part (up to a followed call, or its end) gathers.
+#[derive(Default)]
+struct Part {
+    insts: Vec<Value>,
+    found: Vec<(Value, Access)>,
+    pieces: Vec<Piece>,
+    segment: u32,
+}
+
+/// One instance's parts: each node with its instructions (phis aside), in
+/// order, and the memory instructions they issue.
+#[derive(Default)]
+struct Built {
+    parts: Vec<(u32, Vec<Value>)>,
+    issued: Issued,
+}
+
+impl Node {
+    fn empty() -> Node {
+        Node {
+            phis: Vec::new(),
+            ops: Vec::new(),
+            barriers: Vec::new(),
+            exit: Exit::Stop,
+        }
+    }
 }
 
 /// The phi variables whose loaded starts begin runs stored one after
@@ -220,80 +552,6 @@ impl Issued {
     }
 }
 
-fn node(
-    b: Block,
-    index: &HashMap<Block, u32>,
-    folder: &mut Folder,
-    memory: &mut MemoryOf,
-    issued: &mut Issued,
-    merged: &mut Vec<Merged>,
-) -> Node {
-    let mut phis = Vec::new();
-    let mut found: Vec<(Value, Access)> = Vec::new();
-    let mut pieces: Vec<Piece> = Vec::new();
-    let mut segment = 0;
-    for inst in b.instructions() {
-        if inst.opcode() == Some(Opcode::LLVMPHI) {
-            let t = inst.ty();
-            if !(t.is_int() || t.is_pointer()) {
-                continue;
-            }
-            let Some(var) = folder.phi_variable(inst) else {
-                continue;
-            };
-            let incoming = inst
-                .incoming()
-                .into_iter()
-                .filter_map(|(v, from)| Some((*index.get(&from)?, folder.fold(v))))
-                .collect();
-            phis.push(PhiDef { var, incoming });
-            continue;
-        }
-        if let Some(access) = memory(inst) {
-            pieces.push(Piece {
-                kind: access.kind,
-                address: folder.fold(access.ptr),
-                bytes: access.bytes,
-                segment,
-                mergeable: access.merge,
-            });
-            found.push((inst, access));
-        }
-        if stops_merging(inst) {
-            segment += 1;
-        }
-    }
-    let mut ops = Vec::new();
-    for (k, role) in roles(&pieces).into_iter().enumerate() {
-        let (inst, access) = found[k];
-        let (address, bytes) = match role {
-            Role::Alone => (pieces[k].address.clone(), access.bytes),
-            Role::Leads { bytes, from } => (pieces[from].address.clone(), bytes),
-            Role::Joins { leader } => {
-                merged.push(Merged {
-                    member: access.inst,
-                    leader: found[leader].1.inst,
-                });
-                issued.leader.insert(inst, found[leader].0);
-                continue;
-            }
-        };
-        ops.push(MemOp {
-            inst: access.inst,
-            address,
-            bytes,
-            waits: false,
-        });
-        issued.ops.push(inst);
-    }
-    Node {
-        phis,
-        ops,
-        barriers: Vec::new(),
-        exit: exit(b, index, folder),
-    }
-}
-
 /// Marks where each warp's burst of memory instructions ends (issue 19):
 /// `MemOp::waits` and `Node::barriers`, from `issued`.
 ///
@@ -307,10 +565,14 @@ fn node(
 /// Only loads of the trace count (global loads and value-returning
 /// atomics); shared-memory loads return within tens of cycles.
 ///
-/// A use in another block (including a phi, which reads the value on the
-/// edge out of the load's block) is taken to come before the next memory
-/// instruction: the block's last memory instruction waits when a load in
-/// flight at its end is used anywhere else. This is the common case (the
+/// A use in another node (another block, or another part of a block that a
+/// followed call splits; a phi, which reads the value on the edge out of the
+/// load's block) is taken to come before the next memory instruction: the
+/// node's last memory instruction waits when a load in flight at its end is
+/// used anywhere else. So a call whose arguments, or a return whose value, a
+/// load in flight gives waits for it; loads in flight across a call into a
+/// followed callee stay in flight when nothing else reads them. Each
+/// function instance is marked on its own (`f`, `built`). This is the common case (the
 /// loop's exit test or the next iteration's address reads it) and it can
 /// only end a burst early, never let one run past a real wait.
 ///
@@ -319,39 +581,42 @@ fn node(
 ///
 /// A load merged into another's vector access (`Issued::leader`) is in
 /// flight as that access: a use of its value waits for the access.
-fn issue_points(blocks: &[Block], issued: &Issued, nodes: &mut [Node]) {
+fn issue_points(f: Value, built: &Built, nodes: &mut [Node]) {
+    let issued = &built.issued;
     let position: HashMap<Value, usize> = issued.ops.iter().copied().zip(0..).collect();
     // A load's value: a trace instruction of non-void type, or one merged
     // into such an instruction's access; as the instruction that issues it.
     let is_load = |v: Value| position.contains_key(&issued.source(v)) && v.ty().is_sized();
+    let part_of: HashMap<Value, usize> = (built.parts.iter().enumerate())
+        .flat_map(|(k, (_, insts))| insts.iter().map(move |&i| (i, k)))
+        .collect();
     let mut used_at_end: HashSet<Value> = HashSet::new();
-    for &b in blocks {
-        for inst in b.instructions() {
-            if inst.opcode() == Some(Opcode::LLVMPHI) {
-                used_at_end.extend(
-                    inst.incoming()
-                        .into_iter()
-                        .map(|(v, _)| v)
-                        .filter(|&v| is_load(v))
-                        .map(|v| issued.source(v)),
-                );
-                continue;
-            }
+    for inst in f.instructions() {
+        if inst.opcode() == Some(Opcode::LLVMPHI) {
+            used_at_end.extend(
+                inst.incoming()
+                    .into_iter()
+                    .map(|(v, _)| v)
+                    .filter(|&v| is_load(v))
+                    .map(|v| issued.source(v)),
+            );
+        }
+    }
+    for (k, (_, insts)) in built.parts.iter().enumerate() {
+        for &inst in insts {
             for i in 0..inst.num_operands() {
                 let v = inst.operand(i);
-                if is_load(v) && v.parent_block() != b {
+                if is_load(v) && part_of.get(&v) != Some(&k) {
                     used_at_end.insert(issued.source(v));
                 }
             }
         }
     }
-    for (node, &b) in nodes.iter_mut().zip(blocks) {
+    for (node, insts) in &built.parts {
+        let node = &mut nodes[*node as usize];
         let mut in_flight: Vec<Value> = Vec::new();
         let mut ops = 0usize;
-        for inst in b.instructions() {
-            if inst.opcode() == Some(Opcode::LLVMPHI) {
-                continue;
-            }
+        for &inst in insts {
             let reads_in_flight = (0..inst.num_operands())
                 .any(|i| in_flight.contains(&issued.source(inst.operand(i))));
             if reads_in_flight {

@@ -6,8 +6,10 @@
 use std::collections::HashMap;
 
 use crate::facts::address::{Context, Folder};
+use crate::facts::evaluate::{eval, Env};
 use crate::llvm::ir::{Opcode, Value};
-use crate::model::control::{program, Access};
+use crate::model::control::{program, Access, Calls};
+use crate::model::program::Exit;
 use crate::model::program::Program;
 use crate::model::test_ir::with_module;
 use crate::model::trace::Kind;
@@ -177,6 +179,53 @@ done:
   ret void
 }
 
+; Device functions the trace follows (issue 19): `get` returns a load,
+; `triple` an integer, `down` calls itself.
+define internal float @get(ptr addrspace(1) %p, i32 %i) {
+entry:
+  %q = getelementptr inbounds float, ptr addrspace(1) %p, i32 %i
+  %v = load float, ptr addrspace(1) %q, align 4
+  ret float %v
+}
+
+define internal i32 @triple(i32 %k) {
+entry:
+  %r = mul i32 %k, 3
+  ret i32 %r
+}
+
+; out = get(a, triple(1)) + get(a, 2): `get` spliced in at two call sites.
+define void @calls(ptr addrspace(1) %a, ptr addrspace(1) %out) {
+entry:
+  %k = call i32 @triple(i32 1)
+  %x = call float @get(ptr addrspace(1) %a, i32 %k)
+  %y = call float @get(ptr addrspace(1) %a, i32 2)
+  %s = fadd float %x, %y
+  store float %s, ptr addrspace(1) %out, align 4
+  ret void
+}
+
+define internal float @down(ptr addrspace(1) %p, i32 %n) {
+entry:
+  %v = load float, ptr addrspace(1) %p, align 4
+  %c = icmp sgt i32 %n, 0
+  br i1 %c, label %more, label %done
+more:
+  %n1 = sub i32 %n, 1
+  %w = call float @down(ptr addrspace(1) %p, i32 %n1)
+  %s = fadd float %v, %w
+  ret float %s
+done:
+  ret float %v
+}
+
+define void @recursive(ptr addrspace(1) %a, ptr addrspace(1) %out) {
+entry:
+  %x = call float @down(ptr addrspace(1) %a, i32 3)
+  store float %x, ptr addrspace(1) %out, align 4
+  ret void
+}
+
 declare void @llvm.nvvm.barrier0()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -185,6 +234,13 @@ declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 
 /// Each function's program, every global load and store in the trace.
 fn programs() -> HashMap<String, Program> {
+    with_calls().into_iter().map(|(k, v)| (k, v.0)).collect()
+}
+
+/// Each function's program with the calls it follows, every global load
+/// and store in the trace: one index per instruction, as the kernel's
+/// instruction table gives (`kernel_trace`).
+fn with_calls() -> HashMap<String, (Program, Calls)> {
     with_module(IR, "control", |m| {
         let layout = m.data_layout();
         let globals = HashMap::new();
@@ -196,23 +252,24 @@ fn programs() -> HashMap<String, Program> {
                 globals: &globals,
                 bound: Vec::new(),
             });
-            let mut next = 0;
+            let mut index: HashMap<Value, u32> = HashMap::new();
             let mut memory = |inst: Value| {
                 let (kind, ptr) = match inst.opcode()? {
                     Opcode::LLVMLoad => (Kind::Load, inst.operand(0)),
                     Opcode::LLVMStore => (Kind::Store, inst.operand(1)),
                     _ => return None,
                 };
-                next += 1;
+                let next = index.len() as u32;
                 Some(Access {
-                    inst: next - 1,
+                    inst: *index.entry(inst).or_insert(next),
                     kind,
                     ptr,
                     bytes: 4,
                     merge: None,
                 })
             };
-            out.insert(f.name(), program(f, &mut folder, &mut memory).0);
+            let (p, _, calls) = program(f, &mut folder, &mut memory);
+            out.insert(f.name(), (p, calls));
         }
         out
     })
@@ -291,4 +348,74 @@ fn runs_from_row_pointers_are_packed_starts() {
     // off[r + 1] is loaded but only weighs the values, bounds nothing: a
     // fixed window from off[r] says nothing of the next thread's.
     assert!(vars("window").is_empty());
+}
+
+#[test]
+fn a_call_is_followed_into_its_callee_at_each_call_site() {
+    // `calls`: the entry block splits at its three calls. Node 0 (before
+    // `triple`) jumps to triple's body (node 1), which returns to node 2;
+    // node 2 calls `get` (node 3, back to node 4), node 4 calls `get` again
+    // (node 5, back to node 6), and node 6 stores and returns.
+    let all = with_calls();
+    let (p, calls) = &all["calls"];
+    let exits: Vec<Option<u32>> = (p.nodes.iter())
+        .map(|n| match n.exit {
+            Exit::Jump(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        exits,
+        [Some(1), Some(2), Some(3), Some(4), Some(5), Some(6), None]
+    );
+    assert!(matches!(p.nodes[6].exit, Exit::Return));
+    // triple's result is a variable that its return (node 1) sets to 3.
+    let phi = &p.nodes[2].phis;
+    assert_eq!(phi.len(), 1);
+    assert_eq!(phi[0].incoming.len(), 1);
+    assert_eq!(phi[0].incoming[0].0, 1);
+    let env = Env::new(
+        crate::options::Dim3 { x: 32, y: 1, z: 1 },
+        None,
+        HashMap::new(),
+    );
+    assert_eq!(eval(&phi[0].incoming[0].1, &env), Some(3));
+    // Both call sites of `get` issue its one load (instruction 0), at
+    // a + 4 * k with k = 3 and at a + 8: 4 bytes apart.
+    let (first, second) = (&p.nodes[3].ops, &p.nodes[5].ops);
+    assert_eq!((first.len(), second.len()), (1, 1));
+    assert_eq!((first[0].inst, second[0].inst), (0, 0));
+    let mut env = env;
+    env.vars = vec![None; p.vars as usize];
+    env.vars[phi[0].var as usize] = Some(3);
+    let at = |e| eval(e, &env);
+    assert_eq!(
+        at(&first[0].address)
+            .zip(at(&second[0].address))
+            .map(|(x, y)| x - y),
+        Some(4)
+    );
+    // `get` returns its load's value: the warp waits for it at the
+    // return; the store (instruction 1) waits for nothing.
+    assert!(first[0].waits && second[0].waits);
+    assert_eq!(p.nodes[6].ops.len(), 1);
+    assert_eq!(p.nodes[6].ops[0].inst, 1);
+    assert!(calls.followed.len() == 2 && calls.not_followed.is_empty());
+}
+
+#[test]
+fn recursion_is_followed_once_and_the_inner_call_is_not() {
+    // `down` is spliced in once; its call to itself stays a call, so the
+    // trace cannot claim it sees every access.
+    let all = with_calls();
+    let (p, calls) = &all["recursive"];
+    assert_eq!(calls.followed.len(), 1);
+    assert_eq!(calls.not_followed.len(), 1);
+    let inner = *calls.not_followed.iter().next().unwrap();
+    assert!(!calls.follows(inner));
+    // Nodes: the kernel's entry before the call, down's three blocks, the
+    // kernel's rest.
+    assert_eq!(p.nodes.len(), 5);
+    let loads: usize = p.nodes.iter().map(|n| n.ops.len()).sum();
+    assert_eq!(loads, 2, "down's load and the kernel's store");
 }

@@ -22,7 +22,7 @@ use crate::facts::address::{Context, Folder};
 use crate::facts::geometry::Dim3;
 use crate::facts::global_loads::{classify_pointer, is_read_only, Read, Skip};
 use crate::llvm::ir::{DataLayout, Opcode, Value};
-use crate::model::control::{program, Access};
+use crate::model::control::{program, Access, Calls};
 use crate::model::program::Program;
 use crate::model::trace::{Instruction, Kind, Trace};
 use crate::model::vector_loads::{mergeable, Merged};
@@ -49,6 +49,9 @@ pub struct KernelProgram {
     /// memory is in the trace ([`unseen_global_access`] found none): what
     /// the trace shows of which lines are shared is all there is to see.
     pub complete: bool,
+    /// The device functions whose bodies the trace follows at their call
+    /// sites (`control::program`).
+    pub followed: Vec<Value>,
 }
 
 /// What deciding which accesses are global needs.
@@ -77,46 +80,64 @@ pub fn kernel_program(
     });
     // The analysis asks the same of its loads (`analysis::operator_for`).
     let invariant_kind = function.module().md_kind("invariant.load");
+    // A callee's instruction spliced in at several call sites keeps one
+    // index: one PTX instruction, one cache operator (`control::program`).
+    let mut seen: HashMap<Value, Option<Access>> = HashMap::new();
     let mut memory = |inst: Value| {
-        let (kind, ptr, bytes) = access(inst, &decided, scope, invariant_kind)?;
-        let index = instructions.len() as u32;
+        if let Some(&a) = seen.get(&inst) {
+            return a;
+        }
+        let a = access(inst, &decided, scope, invariant_kind)
+            .map(|(kind, ptr, bytes)| (kind, ptr, bytes, instructions.len() as u32));
+        let Some((kind, ptr, bytes, index)) = a else {
+            seen.insert(inst, None);
+            return None;
+        };
         let (line, column) = inst.debug_line_col();
         instructions.push(Instruction {
             kind,
             site: format!("{line}:{column}"),
         });
         entries.push(decided.get(&inst).copied());
-        Some(Access {
+        let a = Some(Access {
             inst: index,
             kind,
             ptr,
             bytes,
             merge: mergeable(inst, kind, scope.layout),
-        })
+        });
+        seen.insert(inst, a);
+        a
     };
-    let (program, merged) = program(function, &mut folder, &mut memory);
-    let complete = !unseen_global_access(function, &decided, scope, invariant_kind);
+    let (program, merged, calls) = program(function, &mut folder, &mut memory);
+    let complete = !std::iter::once(function)
+        .chain(calls.followed.iter().copied())
+        .any(|f| unseen_global_access(f, &decided, scope, invariant_kind, &calls));
     KernelProgram {
         program,
         instructions,
         entries,
         merged,
         complete,
+        followed: calls.followed,
     }
 }
 
-/// Whether some instruction of `function` may read or write global memory
-/// without being in the trace: a volatile or atomic load, an access through
-/// a pointer not provably global nor provably of another space, a copy's
-/// write, a call (its callee's accesses are not followed: `__noinline__`
-/// functions, `printf`), inline asm, an intrinsic that may touch memory its
-/// arguments do not confine to shared, local, constant or param space.
-/// Block barriers and fences order memory but read none.
+/// Whether some instruction of `function` (the kernel, or a device
+/// function the trace follows) may read or write global memory without
+/// being in the trace: a volatile or atomic load, an access through a
+/// pointer not provably global nor provably of another space, a copy's
+/// write, a call the trace does not follow into its callee (`calls`: a
+/// declaration such as `printf`, recursion, a call past the depth or node
+/// limit), inline asm, an intrinsic that may touch memory its arguments do
+/// not confine to shared, local, constant or param space. Block barriers
+/// and fences order memory but read none.
 fn unseen_global_access(
     function: Value,
     decided: &HashMap<Value, usize>,
     scope: &Scope,
     invariant_kind: u32,
+    calls: &Calls,
 ) -> bool {
     // Provably of a space other than global (`Skip::Space` never names it).
     let elsewhere = |ptr: Value| {
@@ -137,7 +158,9 @@ fn unseen_global_access(
             Some(Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg) => {
                 !traced && !elsewhere(inst.operand(0))
             }
-            Some(Opcode::LLVMCall) => call_may_touch_global(inst, &elsewhere),
+            Some(Opcode::LLVMCall) => {
+                !calls.follows(inst) && call_may_touch_global(inst, &elsewhere)
+            }
             _ => false,
         }
     })

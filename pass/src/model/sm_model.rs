@@ -253,6 +253,17 @@ pub struct KernelInputs<'a> {
     /// Registers per thread ptxas allocates (`registers=`); `None`: estimated.
     pub registers: Option<u32>,
     pub grant: Grant,
+    /// Report entries whose one-load flip `auto` prices (`SmResult::flips`):
+    /// loads of device functions other kernels call too.
+    pub weigh_flips: Vec<usize>,
+}
+
+/// What one load's decision costs the kernel, in the nominal scenario:
+/// L2->L1 bytes under `auto`'s choice, and with only that load flipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flip {
+    pub chosen: u64,
+    pub flipped: u64,
 }
 
 /// The model's result, ready for the report.
@@ -266,6 +277,10 @@ pub struct SmResult {
     pub spent: Spend,
     /// The budgets it reached (the model still decided, on less).
     pub budget: Vec<BudgetHit>,
+    /// The device functions the trace follows (`KernelProgram::followed`).
+    pub followed: Vec<Value>,
+    /// Per entry of `KernelInputs::weigh_flips` that the trace runs.
+    pub flips: HashMap<usize, Flip>,
 }
 
 pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
@@ -580,6 +595,38 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     } else {
         l2_bytes_of(&trace, config, &emitted).map_err(|e| NoModel::Error(e.to_string()))?
     };
+    // What flipping one load alone would cost (`decide::callees` weighs
+    // the kernels that share a device function's load by it): one more
+    // simulation per such load the trace runs.
+    let mut flips = HashMap::new();
+    if k.auto && usable {
+        for (i, entry) in program.entries.iter().enumerate() {
+            let Some(e) = entry.filter(|e| k.weigh_flips.contains(e)) else {
+                continue;
+            };
+            let runs = trace.events.iter().any(|ev| ev.inst == i as u32);
+            if flips.contains_key(&e) || !runs {
+                continue;
+            }
+            let mut choice = m.auto.clone();
+            for (j, f) in program.entries.iter().enumerate() {
+                if *f == Some(e) {
+                    choice[j] = !m.auto[i];
+                }
+            }
+            let sim = crate::model::l1sim::simulate(&trace, &config, &choice)
+                .map_err(|e| NoModel::Error(e.to_string()))?;
+            m.simulations += 1;
+            m.simulated_accesses += trace.thread_accesses();
+            flips.insert(
+                e,
+                Flip {
+                    chosen: m.bytes.auto,
+                    flipped: sim.loads.l2_bytes,
+                },
+            );
+        }
+    }
     let spent = Spend {
         thread_accesses: accesses,
         evaluation_steps: walked_evaluations + rr_evaluations,
@@ -653,7 +700,12 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
                 simulated_accesses: spent.simulated_accesses,
             },
             robust: robust.map(|r| r.report),
+            followed_calls: (program.followed.iter())
+                .map(|f| crate::facts::kernels::demangle(&f.name()))
+                .collect(),
         },
+        followed: program.followed.clone(),
+        flips,
         trace,
         spent,
         budget,

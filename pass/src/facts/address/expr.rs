@@ -381,7 +381,7 @@ pub(super) fn konst(v: i64) -> E {
     Rc::new(Expr::Const(v))
 }
 
-pub(super) fn unknown(w: Why) -> E {
+pub fn unknown(w: Why) -> E {
     Rc::new(Expr::Unknown(w))
 }
 

@@ -48,6 +48,23 @@ pub struct Folder<'a> {
     /// variable `Rec(n)` whose value the trace's interpreter keeps, instead
     /// of an add-recurrence or its first-iteration value.
     variables: Option<HashMap<Value, u32>>,
+    /// Phi variables numbered so far, over every call frame.
+    next_var: u32,
+    /// In a device function spliced into the trace at a call site
+    /// (`enter_call`): the call's arguments, folded in the caller's frame.
+    call_args: Option<Vec<E>>,
+}
+
+/// What a call frame keeps of its caller's folding while a callee's body is
+/// folded at one call site (`Folder::enter_call`): the same IR values mean
+/// other things at another call site, so the memos and phi variables are
+/// the frame's own.
+pub struct CallerFrame {
+    memo: HashMap<Value, E>,
+    cond_memo: HashMap<Value, Rc<Cond>>,
+    cut_values: Vec<Value>,
+    variables: Option<HashMap<Value, u32>>,
+    call_args: Option<Vec<E>>,
 }
 
 fn bin_op(op: Opcode) -> Option<BinOp> {
@@ -96,6 +113,8 @@ impl<'a> Folder<'a> {
             depth: 0,
             sizes: HashMap::new(),
             variables: None,
+            next_var: 0,
+            call_args: None,
         }
     }
 
@@ -108,17 +127,66 @@ impl<'a> Folder<'a> {
         }
     }
 
-    /// How many phi variables the trace's mode has numbered.
+    /// How many phi variables the trace's mode has numbered, over every
+    /// call frame.
     pub fn variable_count(&self) -> u32 {
-        self.variables.as_ref().map_or(0, |v| v.len() as u32)
+        self.next_var
     }
 
     /// The variable number of a phi in the trace's mode (numbering it if
-    /// it is new); `None` in the ordinary mode.
+    /// it is new in this call frame); `None` in the ordinary mode. Also the
+    /// variable that holds a spliced call's result (`control`): the value
+    /// its callee returns, set on the edge back to the caller.
     pub fn phi_variable(&mut self, phi: Value) -> Option<u32> {
         let vars = self.variables.as_mut()?;
-        let next = vars.len() as u32;
-        Some(*vars.entry(phi).or_insert(next))
+        let next = self.next_var;
+        let n = *vars.entry(phi).or_insert(next);
+        if n == next {
+            self.next_var += 1;
+        }
+        Some(n)
+    }
+
+    /// The variable of `v` in this frame, if `phi_variable` numbered it.
+    pub fn phi_variable_of(&self, v: Value) -> Option<u32> {
+        self.variables.as_ref()?.get(&v).copied()
+    }
+
+    /// Enters a callee's body spliced into the trace at one call site (the
+    /// trace's mode only): its parameters stand for `args`, the call's
+    /// operands folded in the caller's frame, and its values are folded
+    /// afresh (another call site binds other arguments). Give the returned
+    /// frame back to `leave_call`.
+    pub fn enter_call(&mut self, args: Vec<E>) -> CallerFrame {
+        self.flush_cut();
+        CallerFrame {
+            memo: std::mem::take(&mut self.memo),
+            cond_memo: std::mem::take(&mut self.cond_memo),
+            cut_values: std::mem::take(&mut self.cut_values),
+            variables: self.variables.as_mut().map(std::mem::take),
+            call_args: self.call_args.replace(args),
+        }
+    }
+
+    /// Returns to the caller's frame that `enter_call` kept.
+    pub fn leave_call(&mut self, caller: CallerFrame) {
+        self.flush_cut();
+        self.memo = caller.memo;
+        self.cond_memo = caller.cond_memo;
+        self.cut_values = caller.cut_values;
+        if self.variables.is_some() {
+            self.variables = caller.variables;
+        }
+        self.call_args = caller.call_args;
+    }
+
+    /// Forgets what was memoized under the depth cap in this frame.
+    fn flush_cut(&mut self) {
+        for v in self.cut_values.drain(..) {
+            self.memo.remove(&v);
+            self.cond_memo.remove(&v);
+        }
+        self.cut = false;
     }
 
     /// The expression for an integer or pointer value.
@@ -160,11 +228,7 @@ impl<'a> Folder<'a> {
         if self.depth > 0 || self.cut_values.is_empty() {
             return;
         }
-        for v in self.cut_values.drain(..) {
-            self.memo.remove(&v);
-            self.cond_memo.remove(&v);
-        }
-        self.cut = false;
+        self.flush_cut();
     }
 
     /// Nodes of `e` counted as a tree (shared parts once per use), memoized
@@ -246,7 +310,11 @@ impl<'a> Folder<'a> {
                 Some(n) => Rc::new(Expr::Rec(n)),
                 None => self.phi(v),
             },
-            Opcode::LLVMCall => self.call(v, bits),
+            Opcode::LLVMCall => match self.variables.as_ref().and_then(|m| m.get(&v)) {
+                // A spliced call: its result is the variable its returns set.
+                Some(&n) => Rc::new(Expr::Rec(n)),
+                None => self.call(v, bits),
+            },
             Opcode::LLVMLoad => self.loaded(v),
             other => unknown(Why::Unsupported(
                 format!("{other:?}")
@@ -339,6 +407,13 @@ impl<'a> Folder<'a> {
     fn argument(&mut self, v: Value) -> E {
         let index = v.arg_index();
         let name = v.name();
+        if let Some(args) = &self.call_args {
+            // A spliced callee's parameter: what its call site passes.
+            return match args.get(index as usize) {
+                Some(e) if v.ty().is_int() || v.ty().is_pointer() => e.clone(),
+                _ => unknown(Why::CalleeArg(index)),
+            };
+        }
         if !self.cx.is_kernel {
             if v.ty().is_pointer() {
                 return Rc::new(Expr::Base(Base::CalleeParam { index, name }));

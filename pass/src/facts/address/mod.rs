@@ -23,7 +23,7 @@ mod expr;
 mod fold;
 mod print;
 
-pub use expr::{bin, Base, BinOp, CastOp, Cond, Expr, Sreg, Why, E};
+pub use expr::{bin, unknown, Base, BinOp, CastOp, Cond, Expr, Sreg, Why, E};
 pub use fold::{Context, Folder};
 pub use print::{render, render_cond, uniform_unknowns, Known};
 
