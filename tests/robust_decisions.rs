@@ -320,13 +320,26 @@ fn no_load_is_read_once_where_the_trace_hides_an_access() {
     assert_eq!(decisions(k), ["cache"; 3], "{k}");
     assert_eq!(bytes(k, "auto"), 10_240, "{k}");
     assert_eq!(bytes(k, "cache_none"), 10_240, "{k}");
-    // neighbour: a[i] reads its warp's line once in the trace; peek(a,
-    // i ^ 32), a `__noinline__` function the trace does not follow, reads
-    // the next warp's: not read once, cached (8 x 128 = 1,024 B).
+    // hidden: a[i] reads its warp's line once in the trace; inline asm,
+    // which the trace does not see, reads a[i ^ 32], the next warp's: not
+    // read once, cached (8 x 128 = 1,024 B).
+    let k = kernel(&r, "hidden");
+    assert_eq!(read_once(k), [false], "{k}");
+    assert_eq!(decisions(k), ["cache"], "{k}");
+    assert_eq!(bytes(k, "auto"), 1024, "{k}");
+    // neighbour: the same second read in peek(a, i ^ 32), a `__noinline__`
+    // function the trace follows: it sees peek read the lines a[i] reads,
+    // so neither is read once; both cached, 1,024 B (each line fetched
+    // once), 2,048 B bypassed.
     let k = kernel(&r, "neighbour");
     assert_eq!(read_once(k), [false], "{k}");
     assert_eq!(decisions(k), ["cache"], "{k}");
     assert_eq!(bytes(k, "auto"), 1024, "{k}");
+    assert_eq!(bytes(k, "cache_none"), 2048, "{k}");
+    let peek = kernel(&r, "peek");
+    assert_eq!(decisions(peek), ["cache"], "{peek}");
+    assert_eq!(read_once(peek), [false], "{peek}");
+    assert_eq!(peek["loads"][0]["in_kernel"]["model"], "cache", "{peek}");
     // sweep with m unknown: the loop over a[j] runs a guessed 8
     // iterations, a[0..7]; for real it may reach a[4096 + i]. The report
     // lists the unrolled loop's epilogue load, a[4096 + i], and the x8

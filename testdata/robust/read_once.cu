@@ -4,8 +4,9 @@
 // they do not, so whether either is read once depends on an argument.
 // The others read a line twice in ways the trace cannot see, so nothing in
 // them is read once: `gather` through an index loaded from memory,
-// `sweep` in a loop whose trip count nobody gave, `peek` in a
-// `__noinline__` function the trace does not follow.
+// `sweep` in a loop whose trip count nobody gave, `hidden` in inline asm.
+// `neighbour` reads it again in `peek`, a `__noinline__` function the
+// trace follows into (issue 19): there the trace sees the second read.
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -39,6 +40,13 @@ __device__ __noinline__ float peek(const float *a, int j) { return a[j]; }
 __global__ void neighbour(const float *a, float *out) {
   int i = blockIdx.x * THREADS + threadIdx.x;
   out[i] = a[i] * peek(a, i ^ 32);
+}
+
+__global__ void hidden(const float *a, float *out) {
+  int i = blockIdx.x * THREADS + threadIdx.x;
+  float v;
+  asm volatile("ld.global.f32 %0, [%1];" : "=f"(v) : "l"(a + (i ^ 32)));
+  out[i] = a[i] * v;
 }
 
 // Table lookups (bounded gathers): what they may read is known, so
@@ -94,6 +102,7 @@ int main(int argc, char **argv) {
   gather<<<blocks, THREADS>>>(a, idx, out);
   sweep<<<blocks, THREADS>>>(a, out, off);
   neighbour<<<blocks, THREADS>>>(a, out);
+  hidden<<<blocks, THREADS>>>(a, out);
   lookup<<<blocks, THREADS>>>(a, (const unsigned *)idx, t, out);
   selfref<<<blocks, THREADS>>>(a, (const unsigned *)idx, out);
   rowbias<<<dim3(W / THREADS, blocks / 2), THREADS>>>(a, t, out);
