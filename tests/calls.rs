@@ -18,9 +18,7 @@ fn report(file: &str, arch: &str, extra: &[&str]) -> Value {
 
 /// The function `name` (kernel or device function) of the report.
 fn unit<'a>(r: &'a Value, name: &str) -> &'a Value {
-    (r["kernels"].as_array().unwrap().iter())
-        .find(|k| k["name"].as_str().unwrap().starts_with(&format!("{name}(")))
-        .unwrap_or_else(|| panic!("no function {name} in {r}"))
+    function_named(r, name)
 }
 
 fn bytes(k: &Value, policy: &str) -> u64 {
@@ -193,4 +191,47 @@ fn a_policy_other_than_auto_prices_the_callees_own_verdicts() {
     assert_eq!(unit(&r, "at")["loads"][0]["decision"], "bypass");
     assert_eq!(bytes(unit(&r, "lookup"), "decided"), 16_384);
     assert_eq!(bytes(unit(&r, "lookup"), "auto"), 32);
+}
+
+#[test]
+fn a_caller_without_evidence_keeps_a_shared_load_cached() {
+    // `once` streams a[i] through `at3` and `near` through `at4`: read once,
+    // their models bypass it. But `late` reads an 8-entry table through
+    // `at3` only in blocks 1,000 and up, which its traced wave (blocks 0,
+    // 80, ..., 560 on sm_70's 80 SMs; 0, 24, ... on sm_52's 24) never
+    // reaches, and `far` reaches `at4` through seven calls, one past the
+    // depth the model follows: their reuse is unseen, and a bypass could
+    // cost it whole, while caching costs `once` and `near` nothing (2,048
+    // threads x 4 B = 8,192 B either way). Both loads are cached.
+    for arch in ["sm_52", "sm_70"] {
+        let r = report("robust/shared_callee.cu", arch, &[]);
+        for (f, streams, unseen, why) in [
+            ("at3", "once", "late", "its trace does not run it"),
+            (
+                "at4",
+                "near",
+                "far",
+                "its model does not follow every call into it",
+            ),
+        ] {
+            let k = unit(&r, streams);
+            assert_eq!(bytes(k, "cache_all"), 8192, "{arch} {streams}");
+            assert_eq!(bytes(k, "cache_none"), 8192, "{arch} {streams}");
+            let load = &unit(&r, f)["loads"][0];
+            assert_eq!(load["decision"], "cache", "{arch} {f}");
+            let reason = load["reason"].as_str().unwrap();
+            assert!(
+                reason.starts_with(&format!("auto: cache: kernel {unseen}(")),
+                "{arch}: {reason}"
+            );
+            assert!(reason.contains(why), "{arch}: {reason}");
+            assert!(
+                reason.contains("bypasses it) pay at most 1.000x"),
+                "{arch}: {reason}"
+            );
+        }
+        // far's trace stops at the call it does not follow.
+        let far = &unit(&r, "far")["simulated"]["followed_calls"];
+        assert_eq!(far.as_array().map(Vec::len), Some(6), "{arch}: {far}");
+    }
 }

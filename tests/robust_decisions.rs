@@ -20,9 +20,7 @@ fn report_for(file: &str, arch: &str) -> Value {
 }
 
 fn kernel<'a>(r: &'a Value, name: &str) -> &'a Value {
-    (r["kernels"].as_array().unwrap().iter())
-        .find(|k| k["name"].as_str().unwrap().starts_with(&format!("{name}(")))
-        .unwrap_or_else(|| panic!("no kernel {name} in {r}"))
+    function_named(r, name)
 }
 
 fn bytes(k: &Value, policy: &str) -> u64 {

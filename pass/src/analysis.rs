@@ -401,8 +401,10 @@ struct UnitResult {
     forced: Vec<usize>,
     /// The kernel's whole-SM trace, when the setting keeps traces.
     trace: Option<Trace>,
-    /// The device functions its model followed into (`decide::callees`).
+    /// The device functions its model followed into (`decide::callees`),
+    /// and those some call of its leaves a call.
     followed: Vec<Value>,
+    unfollowed: Vec<Value>,
 }
 
 /// One kernel's whole-SM access trace (design.md §6), with its names.
@@ -533,7 +535,7 @@ fn analyze_keeping(
     let mut results: Vec<Option<UnitResult>> = units.iter().map(|_| None).collect();
     let mut unit_warnings: Vec<Vec<String>> = vec![Vec::new(); units.len()];
     let mut callees: Vec<CalleeLoad> = Vec::new();
-    let mut proposals: Vec<(usize, Proposal)> = Vec::new();
+    let mut proposals: Vec<(usize, usize, Proposal)> = Vec::new();
     // Device functions more than one kernel reaches: their loads' flips
     // are priced, should the kernels disagree (`decide::callees`).
     let mut reached_by: HashMap<Value, usize> = HashMap::new();
@@ -558,6 +560,7 @@ fn analyze_keeping(
             budget: &mut budget,
             callees: &callees,
             shared: &shared,
+            unit: i,
             proposals: &mut proposals,
         };
         let done = analyze_unit(&set, unit, &mut next_key, model, &mut unit_warnings[i])?;
@@ -575,7 +578,14 @@ fn analyze_keeping(
         results[i] = done;
     }
     if auto {
-        decide_callees(&set, &units, &mut results, &callees, &proposals);
+        decide_callees(
+            &set,
+            &units,
+            &mut results,
+            &callees,
+            &proposals,
+            &mut unit_warnings,
+        );
     }
     for (i, (unit, done)) in units.iter().zip(results).enumerate() {
         warnings.append(&mut unit_warnings[i]);
@@ -791,8 +801,10 @@ struct ModelScope<'m> {
     callees: &'m [CalleeLoad],
     /// Device functions that more than one kernel reaches.
     shared: &'m HashSet<Value>,
-    /// (index in `callees`, verdict)
-    proposals: &'m mut Vec<(usize, Proposal)>,
+    /// The unit of the kernel being modelled.
+    unit: usize,
+    /// (index in `callees`, kernel unit, verdict)
+    proposals: &'m mut Vec<(usize, usize, Proposal)>,
 }
 
 /// Analyses one function's loads; `None` for a device function without any.
@@ -883,6 +895,7 @@ fn analyze_unit(
         forced: Vec::new(),
         trace: None,
         followed: Vec::new(),
+        unfollowed: Vec::new(),
     };
     for read in loads {
         let key = *next_key;
@@ -942,6 +955,7 @@ impl Walk<'_> {
             budget,
             callees,
             shared,
+            unit,
             proposals,
         } = scope;
         let set = self.set;
@@ -1054,6 +1068,7 @@ impl Walk<'_> {
         budget.charge(result.spent);
         out.report.budget.extend(result.budget);
         out.followed = result.followed;
+        out.unfollowed = result.unfollowed;
         let robust = result.simulated.robust.as_ref().map(|r| r.scenarios.len());
         out.report.simulated = Some(result.simulated);
         if set.keep_traces {
@@ -1069,6 +1084,7 @@ impl Walk<'_> {
                 let flip = result.flips.get(&entry).map(|f| (f.chosen, f.flipped));
                 proposals.push((
                     entry - own,
+                    unit,
                     Proposal {
                         kernel: out.report.name.clone(),
                         cache,
@@ -1547,30 +1563,70 @@ fn reachable(f: Value) -> HashSet<Value> {
 }
 
 /// Under `auto`, gives each device-function load the verdict the models of
-/// the kernels that call its function agree on (`decide::callees`), or
-/// says why it keeps its per-load verdict.
+/// the kernels that call its function come to (`decide::callees`), or says
+/// why it keeps its per-load verdict. Then a kernel whose `decided` figure
+/// assumed another verdict for such a load is corrected (by its price of
+/// that one flip) or warned about.
 fn decide_callees(
     set: &Setting,
     units: &[Unit],
     results: &mut [Option<UnitResult>],
     callees: &[CalleeLoad],
-    proposals: &[(usize, Proposal)],
+    proposals: &[(usize, usize, Proposal)],
+    warnings: &mut [Vec<String>],
 ) {
-    // Each analysed kernel with what it reaches and what its model followed.
-    let kernels: Vec<(Caller, HashSet<Value>, Vec<Value>)> = (units.iter().zip(results.iter()))
-        .filter(|(u, _)| u.is_kernel)
-        .filter_map(|(u, r)| {
+    // Each analysed kernel with what it reaches, what its model followed,
+    // and the functions some call of its leaves a call.
+    struct Reach<'r> {
+        unit: usize,
+        caller: Caller,
+        reaches: HashSet<Value>,
+        followed: &'r [Value],
+        unfollowed: &'r [Value],
+    }
+    let kernels: Vec<Reach> = (units.iter().zip(results.iter()).enumerate())
+        .filter(|(_, (u, _))| u.is_kernel)
+        .filter_map(|(unit, (u, r))| {
             let r = r.as_ref()?;
             let whole = (r.report.simulated.as_ref()).is_some_and(|s| s.truncated.is_none())
                 && r.report.budget.is_empty();
-            let caller = Caller {
-                kernel: r.report.name.clone(),
-                followed: false,
-                whole,
-            };
-            Some((caller, reachable(u.function), r.followed.clone()))
+            Some(Reach {
+                unit,
+                caller: Caller {
+                    kernel: r.report.name.clone(),
+                    followed: false,
+                    whole,
+                },
+                reaches: reachable(u.function),
+                followed: &r.followed,
+                unfollowed: &r.unfollowed,
+            })
         })
         .collect();
+    // Whether a kernel follows every call into `f`: it spliced `f` in, and
+    // no call it left a call leads to `f`.
+    let follows_all = |k: &Reach, f: Value| {
+        k.followed.contains(&f)
+            && !(k.unfollowed.iter()).any(|&g| g == f || reachable(g).contains(&f))
+    };
+    let callers_of: Vec<Vec<(usize, Caller)>> = (callees.iter())
+        .map(|c| {
+            (kernels.iter())
+                .filter(|k| k.reaches.contains(&c.function))
+                .map(|k| {
+                    let caller = Caller {
+                        followed: follows_all(k, c.function),
+                        ..k.caller.clone()
+                    };
+                    (k.unit, caller)
+                })
+                .collect()
+        })
+        .collect();
+    drop(kernels);
+    // The verdict each callee load is emitted with, where not forced.
+    let mut emitted: HashMap<usize, bool> = HashMap::new();
+    let allocates = set.hardware.global_loads == GlobalLoads::L1ByDefault;
     for (k, c) in callees.iter().enumerate() {
         let Some(out) = results[c.unit].as_mut() else {
             continue;
@@ -1578,16 +1634,14 @@ fn decide_callees(
         if out.forced.contains(&c.entry) {
             continue;
         }
+        let callers: Vec<Caller> = callers_of[k].iter().map(|(_, c)| c.clone()).collect();
+        // Only a kernel that follows every call into the function speaks
+        // for the load.
         let mine: Vec<Proposal> = (proposals.iter())
-            .filter(|(i, _)| *i == k)
-            .map(|(_, p)| p.clone())
-            .collect();
-        let callers: Vec<Caller> = (kernels.iter())
-            .filter(|(_, reached, _)| reached.contains(&c.function))
-            .map(|(caller, _, followed)| Caller {
-                followed: followed.contains(&c.function),
-                ..caller.clone()
+            .filter(|(i, unit, _)| {
+                *i == k && callers_of[k].iter().any(|(u, c)| u == unit && c.followed)
             })
+            .map(|(_, _, p)| p.clone())
             .collect();
         let external = !set.opts.whole_program && !c.function.has_local_linkage();
         match combine(&callers, &mine, external) {
@@ -1620,6 +1674,39 @@ fn decide_callees(
                 };
                 set.set_decision(out, c.entry, c.load, decision, reason);
             }
+        }
+        let decision = match out.report.loads[c.entry].decision.as_str() {
+            "cache" => true,
+            "bypass" => false,
+            _ => allocates,
+        };
+        emitted.insert(k, decision);
+    }
+    // Kernels whose `decided` figure assumed their own choice for a callee
+    // load that is emitted otherwise.
+    for (unit, result) in results.iter_mut().enumerate() {
+        let Some(out) = result.as_mut() else {
+            continue;
+        };
+        let differ: Vec<&(usize, usize, Proposal)> = (proposals.iter())
+            .filter(|(k, u, p)| *u == unit && emitted.get(k).is_some_and(|&e| e != p.cache))
+            .collect();
+        let Some(simulated) = out.report.simulated.as_mut() else {
+            continue;
+        };
+        match differ.as_slice() {
+            [] => {}
+            [(_, _, p)] if p.flip.is_some() => {
+                simulated.traffic_bytes.decided = p.flip.map_or(0, |f| f.1);
+            }
+            _ => warnings[unit].push(format!(
+                "{}: its 'decided' L2->L1 bytes assume its own verdicts on {} device-function \
+                 load{} that the module emits otherwise (other kernels calling the same function \
+                 weighed in)",
+                out.report.name,
+                differ.len(),
+                if differ.len() == 1 { "" } else { "s" }
+            )),
         }
     }
 }

@@ -757,7 +757,13 @@ impl Report {
                 );
             }
             let ambiguous = k.ambiguous_sites();
-            if k.loads.is_empty() {
+            let calls = (k.simulated.as_ref()).is_some_and(|m| !m.followed_calls.is_empty());
+            if k.loads.is_empty() && calls {
+                let _ = writeln!(
+                    s,
+                    "  no global loads of its own (those of the device functions it calls are listed under them)"
+                );
+            } else if k.loads.is_empty() {
                 let _ = writeln!(s, "  no global loads");
             } else {
                 self.load_table(&mut s, k, &ambiguous);

@@ -155,6 +155,14 @@ pub fn json_report(input: &Path, arch: &str, extra: &[&str]) -> serde_json::Valu
     serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap()
 }
 
+/// The function of a JSON report (kernel or device function) whose
+/// demangled name is `name(...)`; panics naming the report without one.
+pub fn function_named<'a>(r: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    (r["kernels"].as_array().unwrap().iter())
+        .find(|k| k["name"].as_str().unwrap().starts_with(&format!("{name}(")))
+        .unwrap_or_else(|| panic!("no function {name} in {r}"))
+}
+
 /// Runs the driver with `args`; returns (success, stdout, stderr).
 pub fn gpucc(args: &[&str]) -> (bool, String, String) {
     let out = run(Command::new(driver()).args(args));

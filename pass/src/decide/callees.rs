@@ -3,11 +3,12 @@
 //! kept. A kernel's trace splices the callee's blocks in at each call site
 //! (`model::control`), so its model weighs the callee's loads with its own;
 //! but one PTX instruction takes one cache operator for every caller. So
-//! each kernel proposes a verdict, and a load takes it only where every
-//! kernel that can reach the function followed it there and the ones that
-//! ran the load agree; otherwise the load keeps its per-load verdict (the
-//! paper's rules, as `auto` reads them without a kernel-level model), and
-//! the report says why.
+//! each kernel that follows every call into the function proposes a
+//! verdict for the loads its trace runs, and `combine` weighs them against
+//! the callers that gave no evidence (see there); where no kernel model
+//! decides, the load keeps its per-load verdict (the paper's rules, as
+//! `auto` reads them without a kernel-level model), and the report says
+//! why.
 //!
 //! Pure data: which kernels call what, and what their models said, come
 //! from the analysis; no IR is read here.
@@ -74,26 +75,35 @@ pub enum Combined {
 
 /// Combines the proposals for one load of a device function that
 /// `callers` can reach; `external`: other translation units may call it
-/// (relocatable device code, external linkage). `None`: no kernel model
-/// ran the load and some caller's trace may have missed it, so nothing
-/// changes and nothing needs saying.
+/// (relocatable device code, external linkage). A proposal counts only from
+/// a caller that follows every call into the function (`Caller::followed`).
 ///
-/// Kernels that disagree are weighed by what each verdict costs each of
-/// them against its own choice (`Proposal::flip`): the verdict with the
-/// least worst ratio wins, a tie caches (a wrong bypass can cost a
-/// kernel its whole reuse; on sector-fill parts a cached load never
-/// fetches more). Without the prices, the load keeps its per-load verdict.
+/// - No kernel ran it: where every caller's whole trace follows the
+///   function, it is left at the default (no evidence, as for a kernel's
+///   own load no evaluated thread runs); otherwise nothing changes (`None`).
+/// - Some callers ran it and others did not (a sampled trace that missed
+///   it, a call not followed): those may reuse its data in ways nobody saw,
+///   and a bypass could cost them their whole reuse, while caching costs the
+///   kernels that ran it at most their priced ratio, so it is cached.
+/// - Every caller ran it: where they agree, theirs; where they disagree,
+///   each kernel's price of its own choice against that load alone flipped
+///   (`Proposal::flip`) decides: the verdict with the least worst ratio
+///   wins, a tie or a missing price caching (a wrong bypass can cost a
+///   kernel its whole reuse; on sector-fill parts a cached load never
+///   fetches more).
 pub fn combine(callers: &[Caller], proposals: &[Proposal], external: bool) -> Option<Combined> {
+    let unseen: Vec<&Caller> = (callers.iter())
+        .filter(|c| !proposals.iter().any(|p| p.kernel == c.kernel))
+        .collect();
     let Some(first) = proposals.first() else {
         let seen =
             !external && !callers.is_empty() && callers.iter().all(|c| c.followed && c.whole);
-        let kernels: Vec<&str> = callers.iter().map(|c| c.kernel.as_str()).collect();
         return seen.then(|| {
             Combined::Unexecuted(format!(
                 "no thread of the trace{} of {} runs it (its function followed at every call): no \
                  evidence, left at the default",
-                if kernels.len() == 1 { "" } else { "s" },
-                kernels.join(", ")
+                if callers.len() == 1 { "" } else { "s" },
+                names(callers.iter().map(|c| c.kernel.as_str()))
             ))
         });
     };
@@ -104,52 +114,89 @@ pub fn combine(callers: &[Caller], proposals: &[Proposal], external: bool) -> Op
                 .into(),
         ));
     }
-    if let Some(c) = callers.iter().find(|c| !c.followed) {
-        return Some(Combined::Kept(format!(
-            "kernel {} calls its function, but its kernel-level model did not follow the call; \
-             kept the per-load verdict",
-            c.kernel
-        )));
+    let says = names(
+        proposals
+            .iter()
+            .map(|p| format!("{} {}", p.kernel, verb(p.cache))),
+    );
+    let priced = |cache| {
+        worst(proposals, cache)
+            .map(|w| format!("{w:.3}x"))
+            .unwrap_or_else(|| "an unpriced ratio".into())
+    };
+    let cached = |reason: String| {
+        let model = (proposals.iter())
+            .find(|p| p.cache)
+            .map_or(&first.model, |p| &p.model);
+        Some(Combined::Agreed {
+            cache: true,
+            reason,
+            model: Box::new(model.clone()),
+        })
+    };
+    if !unseen.is_empty() {
+        let why = |c: &&Caller| {
+            if c.followed {
+                format!("{} (its trace does not run it)", c.kernel)
+            } else {
+                format!(
+                    "{} (its model does not follow every call into it)",
+                    c.kernel
+                )
+            }
+        };
+        return cached(format!(
+            "auto: cache: kernel{} {} reach{} its function with no evidence of its reuse, which a \
+             bypass could cost whole; the kernels that run it ({says}) pay at most {} their own \
+             choice's L2->L1 bytes for caching it",
+            if unseen.len() == 1 { "" } else { "s" },
+            names(unseen.iter().map(why)),
+            if unseen.len() == 1 { "es" } else { "" },
+            priced(true)
+        ));
     }
     if proposals.iter().any(|p| p.cache != first.cache) {
-        let says: Vec<String> = (proposals.iter())
-            .map(|p| format!("{} {}", p.kernel, verb(p.cache)))
-            .collect();
-        let (Some(cached), Some(bypassed)) = (worst(proposals, true), worst(proposals, false))
+        let (Some(cache_cost), Some(bypass_cost)) =
+            (worst(proposals, true), worst(proposals, false))
         else {
-            return Some(Combined::Kept(format!(
-                "the kernels that run it disagree ({}), and one instruction takes one operator: \
-                 kept the per-load verdict",
-                says.join(", ")
-            )));
+            return cached(format!(
+                "auto: cache: the kernels that run it disagree ({says}) and not every one priced \
+                 the other verdict; a wrong bypass can cost a kernel its whole reuse"
+            ));
         };
-        let cache = cached <= bypassed;
+        let cache = cache_cost <= bypass_cost;
         let model = (proposals.iter())
             .find(|p| p.cache == cache)
             .map_or(&first.model, |p| &p.model);
         return Some(Combined::Agreed {
             cache,
             reason: format!(
-                "auto: {}: the kernels that run it disagree ({}); in their nominal scenarios \
-                 caching costs each at most {cached:.3}x the L2->L1 bytes of its own choice, \
-                 bypassing {bypassed:.3}x",
+                "auto: {}: the kernels that run it disagree ({says}); in their nominal scenarios \
+                 caching costs each at most {cache_cost:.3}x the L2->L1 bytes of its own choice, \
+                 bypassing {bypass_cost:.3}x",
                 if cache { "cache" } else { "bypass" },
-                says.join(", ")
             ),
             model: Box::new(model.clone()),
         });
     }
-    let kernels: Vec<&str> = proposals.iter().map(|p| p.kernel.as_str()).collect();
     let why = first.reason.strip_prefix("auto: ").unwrap_or(&first.reason);
     Some(Combined::Agreed {
         cache: first.cache,
         reason: format!(
             "auto, followed from kernel{} {} into its function: {why}",
-            if kernels.len() == 1 { "" } else { "s" },
-            kernels.join(", ")
+            if proposals.len() == 1 { "" } else { "s" },
+            names(proposals.iter().map(|p| p.kernel.as_str()))
         ),
         model: Box::new(first.model.clone()),
     })
+}
+
+/// `a, b, c`.
+fn names<S: AsRef<str>>(items: impl Iterator<Item = S>) -> String {
+    items
+        .map(|s| s.as_ref().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The largest ratio, over the kernels, of their bytes with the load
@@ -211,22 +258,35 @@ mod tests {
     }
 
     #[test]
-    fn disagreement_an_unfollowed_caller_or_other_units_keep_the_verdict() {
+    fn unpriced_disagreement_and_callers_without_evidence_cache() {
         let both = [caller("a", true), caller("b", true)];
         let split = [proposal("a", true), proposal("b", false)];
-        let Some(Combined::Kept(why)) = combine(&both, &split, false) else {
+        let Some(Combined::Agreed { cache, reason, .. }) = combine(&both, &split, false) else {
             panic!()
         };
-        assert!(why.contains("a caches it, b bypasses it"), "{why}");
-        let one = [proposal("a", true)];
-        let Some(Combined::Kept(why)) =
-            combine(&[caller("a", true), caller("b", false)], &one, false)
-        else {
-            panic!()
-        };
-        assert!(why.starts_with("kernel b calls its function"), "{why}");
+        assert!(cache);
+        assert!(reason.contains("a caches it, b bypasses it"), "{reason}");
+        // b reaches the function but did not follow every call into it, or
+        // followed it and its (sampled) trace never ran the load: a's
+        // bypass (a read-once stream, flip priced at 1x) is not evidence for
+        // b, whose reuse nobody saw.
+        let mut stream = proposal("a", false);
+        stream.flip = Some((8192, 8192));
+        for b in [caller("b", false), caller("b", true)] {
+            let c = combine(&[caller("a", true), b], &[stream.clone()], false);
+            let Some(Combined::Agreed { cache, reason, .. }) = c else {
+                panic!("{c:?}")
+            };
+            assert!(cache);
+            assert!(
+                reason.starts_with("auto: cache: kernel b (its "),
+                "{reason}"
+            );
+            assert!(reason.contains("pay at most 1.000x"), "{reason}");
+        }
+        // Other translation units may call it: the models do not decide.
         assert!(matches!(
-            combine(&both[..1], &one, true),
+            combine(&both[..1], &[proposal("a", true)], true),
             Some(Combined::Kept(_))
         ));
     }

@@ -52,6 +52,9 @@ pub struct KernelProgram {
     /// The device functions whose bodies the trace follows at their call
     /// sites (`control::program`).
     pub followed: Vec<Value>,
+    /// The defined functions some call of the program leaves a call
+    /// (recursion, depth, node limit): their accesses there are unseen.
+    pub unfollowed: Vec<Value>,
 }
 
 /// What deciding which accesses are global needs.
@@ -113,6 +116,11 @@ pub fn kernel_program(
     let complete = !std::iter::once(function)
         .chain(calls.followed.iter().copied())
         .any(|f| unseen_global_access(f, &decided, scope, invariant_kind, &calls));
+    let mut unfollowed: Vec<Value> = (calls.not_followed.iter())
+        .map(|c| c.called_value())
+        .collect();
+    unfollowed.sort_unstable();
+    unfollowed.dedup();
     KernelProgram {
         program,
         instructions,
@@ -120,6 +128,7 @@ pub fn kernel_program(
         merged,
         complete,
         followed: calls.followed,
+        unfollowed,
     }
 }
 

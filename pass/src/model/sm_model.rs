@@ -277,8 +277,10 @@ pub struct SmResult {
     pub spent: Spend,
     /// The budgets it reached (the model still decided, on less).
     pub budget: Vec<BudgetHit>,
-    /// The device functions the trace follows (`KernelProgram::followed`).
+    /// The device functions the trace follows (`KernelProgram::followed`),
+    /// and those some call leaves a call (`KernelProgram::unfollowed`).
     pub followed: Vec<Value>,
+    pub unfollowed: Vec<Value>,
     /// Per entry of `KernelInputs::weigh_flips` that the trace runs.
     pub flips: HashMap<usize, Flip>,
 }
@@ -597,10 +599,15 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     };
     // What flipping one load alone would cost (`decide::callees` weighs
     // the kernels that share a device function's load by it): one more
-    // simulation per such load the trace runs.
+    // simulation per such load the trace runs, within the search budget
+    // and the clock (a load left unpriced is weighed without it).
     let mut flips = HashMap::new();
     if k.auto && usable {
         for (i, entry) in program.entries.iter().enumerate() {
+            let spent = m.simulated_accesses.saturating_add(trace.thread_accesses());
+            if spent > grant.spend.simulated_accesses || Instant::now() >= grant.deadline {
+                break;
+            }
             let Some(e) = entry.filter(|e| k.weigh_flips.contains(e)) else {
                 continue;
             };
@@ -705,6 +712,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
                 .collect(),
         },
         followed: program.followed.clone(),
+        unfollowed: program.unfollowed.clone(),
         flips,
         trace,
         spent,
