@@ -245,10 +245,16 @@ struct Leaves {
 }
 
 impl Leaves {
-    fn set(&mut self, var: u32, lane: usize, v: Option<i64>) {
+    /// Variable `var` of each lane of `lanes` takes its value in `values`.
+    fn set(&mut self, var: u32, lanes: &[usize], values: &[Option<i64>]) {
         let (row, known) = (&mut self.vars[var as usize], &mut self.known[var as usize]);
-        row[lane] = v.unwrap_or(0);
-        *known = (*known & !(1 << lane)) | (u64::from(v.is_some()) << lane);
+        let (mut group, mut knows) = (0u64, 0u64);
+        for (&l, v) in lanes.iter().zip(values) {
+            row[l] = v.unwrap_or(0);
+            group |= 1 << l;
+            knows |= u64::from(v.is_some()) << l;
+        }
+        *known = (*known & !group) | knows;
     }
 }
 
@@ -341,6 +347,8 @@ struct Warp {
     /// Per lane: the block it runs next, and whether it returned.
     at: Vec<u32>,
     done: Vec<bool>,
+    /// The lanes that have not returned.
+    live: usize,
     /// Per node and lane (`[node * lanes + lane]`): iterations done of the
     /// loop the node heads, this entry.
     trips: Vec<u32>,
@@ -679,6 +687,11 @@ fn warps(program: &Program, launch: &Launch, instructions: usize) -> Vec<Warp> {
                 spare: Vec::new(),
                 at: vec![0; chunk.len()],
                 done: vec![program.nodes.is_empty(); chunk.len()],
+                live: if program.nodes.is_empty() {
+                    0
+                } else {
+                    chunk.len()
+                },
                 trips: vec![0; program.nodes.len() * chunk.len()],
                 executions: vec![0; instructions],
                 steps: 0,
@@ -740,6 +753,9 @@ impl Walker<'_> {
     /// into `addresses`), a barrier, or its exit.
     fn next_event(&mut self, w: &mut Warp, addresses: &mut Vec<u64>) -> Step {
         let program = self.program;
+        // The block every live lane entered together, if they did: the
+        // next group without a look at each lane.
+        let mut together = None;
         loop {
             if let Some(mut at) = w.current.take() {
                 let node = &program.nodes[at.node as usize];
@@ -754,7 +770,8 @@ impl Walker<'_> {
                     w.current = Some(at);
                     return Step::Event(event, m.waits);
                 }
-                self.leave_group(w, at.node, &at.lanes);
+                let moved = self.leave_group(w, at.node, &at.lanes);
+                together = moved.filter(|_| at.lanes.len() == w.live);
                 w.spare = at.lanes;
             }
             w.steps += 1;
@@ -772,8 +789,19 @@ impl Walker<'_> {
                 self.cut.get_or_insert(Cut::Steps);
                 return Step::Exited;
             }
-            // The lanes whose next block comes first, in one pass.
             let mut lanes = std::mem::take(&mut w.spare);
+            if let Some(node) = together {
+                // What the pass below would find: these lanes, in order.
+                w.current = Some(Position {
+                    node,
+                    lanes,
+                    op: 0,
+                    barrier: 0,
+                });
+                together = None;
+                continue;
+            }
+            // The lanes whose next block comes first, in one pass.
             lanes.clear();
             let mut next = None;
             for (i, (&to, &done)) in w.at.iter().zip(&w.done).enumerate() {
@@ -945,8 +973,9 @@ impl Walker<'_> {
 
     /// Moves a group of lanes out of `node`, each along the edge its exit
     /// takes; the lanes entering one block get their phis evaluated
-    /// together (`Tape::eval_lanes`).
-    fn leave_group(&mut self, w: &mut Warp, node: u32, lanes: &[usize]) {
+    /// together (`Tape::eval_lanes`). The block they all entered, if every
+    /// lane of the group went the same way (none returned).
+    fn leave_group(&mut self, w: &mut Warp, node: u32, lanes: &[usize]) -> Option<u32> {
         let mut moves = std::mem::take(&mut self.moves);
         moves.clear();
         self.exits(w, node, lanes, &mut moves);
@@ -960,9 +989,11 @@ impl Walker<'_> {
             last = Some(t);
         }
         let mut group = std::mem::take(&mut self.entering);
+        let mut together = None;
         if let ([t], true) = (&targets[..], moves.len() == lanes.len()) {
             // The whole group moves together (no lane returned).
             self.enter_group(w, node, *t, lanes);
+            together = Some(*t);
         } else {
             for &t in &targets {
                 group.clear();
@@ -973,6 +1004,7 @@ impl Walker<'_> {
         self.entering = group;
         self.targets = targets;
         self.moves = moves;
+        together
     }
 
     /// Lanes `lanes` of `w` move along `from → to`: `to`'s phis are
@@ -1007,9 +1039,7 @@ impl Walker<'_> {
                 self.relative_phis(w, from, to, lanes, &mut values, &mut bases, entry);
             }
             for (i, (p, vals)) in target.phis.iter().zip(values.iter()).enumerate() {
-                for (&l, v) in lanes.iter().zip(vals) {
-                    w.leaves.set(p.var, l, *v);
-                }
+                w.leaves.set(p.var, lanes, vals);
                 if let Some(b) = bases.get(i) {
                     for (&l, &base) in lanes.iter().zip(b) {
                         w.lanes[l].bases[p.var as usize] = base;
@@ -1022,12 +1052,11 @@ impl Walker<'_> {
         }
         let back = self.shape.in_loop(to, to) && self.shape.in_loop(from, to);
         let trips = &mut w.trips[to as usize * w.at.len()..][..w.at.len()];
+        match back {
+            true => lanes.iter().for_each(|&l| trips[l] += 1),
+            false => lanes.iter().for_each(|&l| trips[l] = 0),
+        }
         for &l in lanes {
-            if back {
-                trips[l] += 1;
-            } else {
-                trips[l] = 0;
-            }
             w.at[l] = to;
         }
     }
@@ -1116,6 +1145,7 @@ impl Walker<'_> {
                 for &l in lanes {
                     w.done[l] = true;
                 }
+                w.live -= lanes.len();
             }
             (Exit::Jump(t), _) => moves.extend(lanes.iter().map(|&l| (l, *t))),
             (
