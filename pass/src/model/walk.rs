@@ -1022,7 +1022,13 @@ impl Walker<'_> {
     fn leave_group(&mut self, w: &mut Warp, node: u32, lanes: &[usize]) -> Option<u32> {
         let mut moves = std::mem::take(&mut self.moves);
         moves.clear();
-        self.exits(w, node, lanes, &mut moves);
+        let all = self.exits(w, node, lanes, &mut moves);
+        self.moves = moves;
+        if let Some(t) = all {
+            self.enter_group(w, node, t, lanes);
+            return Some(t);
+        }
+        let moves = std::mem::take(&mut self.moves);
         let mut targets = std::mem::take(&mut self.targets);
         targets.clear();
         let mut last = None;
@@ -1159,9 +1165,17 @@ impl Walker<'_> {
         }
     }
 
-    /// Where each lane of `lanes` goes from `node`, into `moves`; a lane
-    /// that returns is done. The exit test runs for the group at once.
-    fn exits(&mut self, w: &mut Warp, node: u32, lanes: &[usize], moves: &mut Vec<(usize, u32)>) {
+    /// Where each lane of `lanes` goes from `node`: the block, when every
+    /// lane goes there (a jump, a branch the lanes take alike), else each
+    /// lane's into `moves`; a lane that returns is done. The exit test runs
+    /// for the group at once.
+    fn exits(
+        &mut self,
+        w: &mut Warp,
+        node: u32,
+        lanes: &[usize],
+        moves: &mut Vec<(usize, u32)>,
+    ) -> Option<u32> {
         let program = self.program;
         let exit = &program.nodes[node as usize].exit;
         let tested = match &self.exit_tapes[node as usize] {
@@ -1191,7 +1205,7 @@ impl Walker<'_> {
                 }
                 w.live -= lanes.len();
             }
-            (Exit::Jump(t), _) => moves.extend(lanes.iter().map(|&l| (l, *t))),
+            (Exit::Jump(t), _) => return (!lanes.is_empty()).then_some(*t),
             (
                 Exit::Branch {
                     then, otherwise, ..
@@ -1213,8 +1227,7 @@ impl Walker<'_> {
                 if let (true, Some(&first)) = (alike, lanes.first()) {
                     let known = (known & 1 != 0).then_some(holds & 1 != 0);
                     let to = self.branch(trips[first], node, known, *then, *otherwise);
-                    moves.extend(lanes.iter().map(|&l| (l, to)));
-                    return;
+                    return Some(to);
                 }
                 for (at, &l) in lanes.iter().enumerate() {
                     let known = (known >> at & 1 != 0).then_some(holds >> at & 1 != 0);
@@ -1236,6 +1249,7 @@ impl Walker<'_> {
             // Compiled from the exit itself: the two always agree.
             (Exit::Branch { .. } | Exit::Switch { .. }, _) => {}
         }
+        None
     }
 
     /// Where a switch sends a lane whose value is `v` (`None`: unknown).
