@@ -240,8 +240,12 @@ struct Leaves {
     ctaid: [i64; 3],
     /// By variable, a row of the warp's lanes (junk where unknown)...
     vars: Vec<Vec<i64>>,
-    /// ... and the lanes that know it.
+    /// ... and the lanes that know it...
     known: Vec<u64>,
+    /// ... and whether every lane knows it and all hold one value (a loop
+    /// counter): a tape that reads it then fills its row with that value,
+    /// with no copy or comparison per lane.
+    same: Vec<bool>,
 }
 
 impl Leaves {
@@ -255,6 +259,8 @@ impl Leaves {
             knows |= u64::from(v.is_some()) << l;
         }
         *known = (*known & !group) | knows;
+        self.same[var as usize] =
+            *known == all_lanes(row.len()) && row.iter().all(|&v| v == row[0]);
     }
 }
 
@@ -316,6 +322,11 @@ impl Lanes for Group<'_> {
 
     fn var(&self, var: u32, row: &mut [i64]) -> (u64, bool) {
         match self.leaves.vars.get(var as usize) {
+            // What `gather` would find: every lane knows the one value.
+            Some(from) if self.leaves.same[var as usize] => {
+                row.fill(from[0]);
+                (all_lanes(row.len()), true)
+            }
             Some(from) => self.gather(from, self.leaves.known[var as usize], row),
             None => {
                 row.fill(0);
@@ -709,6 +720,7 @@ fn warps(program: &Program, launch: &Launch, instructions: usize) -> Vec<Warp> {
                 ctaid: *ctaid,
                 vars: vec![vec![0; chunk.len()]; program.vars as usize],
                 known: vec![0; program.vars as usize],
+                same: vec![false; program.vars as usize],
             };
             let lanes = chunk
                 .iter()
