@@ -1010,8 +1010,8 @@ const SET_MIX: u64 = 0xC2B2_AE3D_27D4_EB4F;
 /// holds its line, valid, is simply skipped, and the table is rebuilt from
 /// the frames when half of it is used, which costs O(1) per insertion
 /// amortized. It is 8 slots per frame: a rebuild (every frame entered
-/// again, at random slots) then comes every 3 misses per frame rather than
-/// every one, and probes are shorter; random gathers ran 9 % faster (on
+/// again, at random slots) then comes after 3 to 7 misses per frame rather
+/// than 1 to 3 (the table is a power of two), and probes are shorter; random gathers ran 9 % faster (on
 /// the CPU, `l1sim` bench, 4 slots per frame before) for twice the table
 /// (128 KB for a 224 KB L1).
 struct LineIndex {
