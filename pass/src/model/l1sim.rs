@@ -1009,7 +1009,11 @@ const SET_MIX: u64 = 0xC2B2_AE3D_27D4_EB4F;
 /// miss would then pay for a backward shift: an entry whose frame no longer
 /// holds its line, valid, is simply skipped, and the table is rebuilt from
 /// the frames when half of it is used, which costs O(1) per insertion
-/// amortized (it is 4 slots per frame).
+/// amortized. It is 8 slots per frame: a rebuild (every frame entered
+/// again, at random slots) then comes after 3 to 7 misses per frame rather
+/// than 1 to 3 (the table is a power of two), and probes are shorter; random gathers ran 9 % faster (on
+/// the CPU, `l1sim` bench, 4 slots per frame before) for twice the table
+/// (128 KB for a 224 KB L1).
 struct LineIndex {
     slots: Vec<IndexSlot>,
     /// log2 of `slots.len()`.
@@ -1029,7 +1033,7 @@ const EMPTY_SLOT: IndexSlot = IndexSlot { frame: NIL, tag: 0 };
 
 impl LineIndex {
     fn new(frames: usize) -> LineIndex {
-        let bits = (frames * 4).next_power_of_two().trailing_zeros().max(4);
+        let bits = (frames * 8).next_power_of_two().trailing_zeros().max(4);
         LineIndex {
             slots: vec![EMPTY_SLOT; 1 << bits],
             bits,
@@ -1132,6 +1136,59 @@ impl Coalescer {
 
     fn coalesce(&mut self, lanes: &[u64], bytes: u32, g: &Geometry) {
         self.requests.clear();
+        if !self.run_of(lanes, bytes, g) {
+            self.each_lane(lanes, bytes, g);
+        }
+    }
+
+    /// The requests of lanes that read one run of bytes lane after lane
+    /// (`a[i]` for consecutive `i`, the coalesced case), worked out from
+    /// the run's ends: what `each_lane` finds, one request per line in
+    /// increasing order, each with the sectors of the run it holds. By
+    /// cachegrind, coalescing lane by lane was about a quarter of the
+    /// simulation's instructions. False, with nothing done, for any other
+    /// event (some lane elsewhere, zero-byte accesses, a run past the
+    /// last address).
+    fn run_of(&mut self, lanes: &[u64], bytes: u32, g: &Geometry) -> bool {
+        let step = u64::from(bytes);
+        let Some(&first) = lanes.first().filter(|_| step > 0) else {
+            return false;
+        };
+        let end = (lanes.len() as u64)
+            .checked_mul(step)
+            .and_then(|n| first.checked_add(n));
+        let Some(end) = end else {
+            return false;
+        };
+        // `end` did not overflow, so neither does the next lane's address.
+        let mut next = first;
+        for &a in lanes {
+            if a != next {
+                return false;
+            }
+            next += step;
+        }
+        let last = (end - 1) >> g.sector_shift;
+        let in_line = (1u64 << g.line_shift) - 1;
+        let mut sector = first >> g.sector_shift;
+        loop {
+            let top = last.min(sector | in_line);
+            let (from, to) = ((sector & in_line) as u32, (top & in_line) as u32);
+            let line = sector >> g.line_shift;
+            self.requests.push(Request {
+                line,
+                sectors: ((1u64 << (to + 1)) - 1) as u32 & !((1u32 << from) - 1),
+                set: g.set_of(line),
+            });
+            if top == last {
+                return true;
+            }
+            sector = top + 1;
+        }
+    }
+
+    /// The requests of `lanes`, lane by lane.
+    fn each_lane(&mut self, lanes: &[u64], bytes: u32, g: &Geometry) {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.slots.fill(Slot::default());

@@ -408,6 +408,57 @@ fn lanes_coalesce_per_line_in_first_touch_order() {
 }
 
 #[test]
+fn a_run_of_lanes_coalesces_as_lane_by_lane() {
+    // Runs of 1, 4, 8 and 16 B per lane, from 1 to 33 lanes, at offsets
+    // that start and end inside sectors and lines, on sector and line
+    // geometries (32 sectors of 1 B included) and near the top of the address
+    // space: the shortcut gives what the lane-by-lane pass gives.
+    let geometries = [
+        L1Config::sector_fill(1024).geometry().unwrap(),
+        L1Config::line_fill(1024).geometry().unwrap(),
+        L1Config {
+            line_bytes: 32,
+            sector_bytes: 1,
+            ..L1Config::sector_fill(1024)
+        }
+        .geometry()
+        .unwrap(),
+    ];
+    let (mut fast, mut slow) = (Coalescer::new(), Coalescer::new());
+    let key = |c: &Coalescer| -> Vec<(u64, u32, u32)> {
+        c.requests
+            .iter()
+            .map(|r| (r.line, r.sectors, r.set))
+            .collect()
+    };
+    for g in &geometries {
+        for bytes in [1u32, 4, 8, 16] {
+            for n in [1u64, 2, 7, 31, 32, 33] {
+                for start in [0u64, 4, 28, 120, 4096 + 96, u64::MAX - 40 * 16] {
+                    let lanes: Vec<u64> = (0..n).map(|l| start + l * u64::from(bytes)).collect();
+                    fast.requests.clear();
+                    assert!(fast.run_of(&lanes, bytes, g));
+                    slow.requests.clear();
+                    slow.each_lane(&lanes, bytes, g);
+                    assert_eq!(key(&fast), key(&slow), "{bytes} B x {n} from {start}");
+                }
+            }
+        }
+    }
+    // Not runs: a gap, a lane out of order, zero bytes, past the top.
+    let g = &geometries[0];
+    for (lanes, bytes) in [
+        (vec![0u64, 8], 4u32),
+        (vec![4, 0], 4),
+        (vec![0, 0], 0),
+        (vec![u64::MAX - 3], 4),
+    ] {
+        fast.requests.clear();
+        assert!(!fast.run_of(&lanes, bytes, g), "{lanes:?} {bytes}");
+    }
+}
+
+#[test]
 fn bad_geometry_is_an_error() {
     let config = L1Config {
         ways: Some(3),

@@ -73,11 +73,11 @@
 //! beside it: the scheduler (`schedule`), the unknown-address rules
 //! (`unknowns`), CFG facts and specialisation (`program`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::time::Instant;
 
-use crate::facts::address::Sreg;
+use crate::facts::address::{Expr, Sreg, E};
 use crate::facts::bounds::Interval;
 use crate::facts::evaluate::{
     all_lanes, eval, per_lane, thread_coords, uniform, CondTape, Env, Lanes, Rows, Standin, Tape,
@@ -240,15 +240,27 @@ struct Leaves {
     ctaid: [i64; 3],
     /// By variable, a row of the warp's lanes (junk where unknown)...
     vars: Vec<Vec<i64>>,
-    /// ... and the lanes that know it.
+    /// ... and the lanes that know it...
     known: Vec<u64>,
+    /// ... and whether every lane knows it and all hold one value (a loop
+    /// counter): a tape that reads it then fills its row with that value,
+    /// with no copy or comparison per lane.
+    same: Vec<bool>,
 }
 
 impl Leaves {
-    fn set(&mut self, var: u32, lane: usize, v: Option<i64>) {
+    /// Variable `var` of each lane of `lanes` takes its value in `values`.
+    fn set(&mut self, var: u32, lanes: &[usize], values: &[Option<i64>]) {
         let (row, known) = (&mut self.vars[var as usize], &mut self.known[var as usize]);
-        row[lane] = v.unwrap_or(0);
-        *known = (*known & !(1 << lane)) | (u64::from(v.is_some()) << lane);
+        let (mut group, mut knows) = (0u64, 0u64);
+        for (&l, v) in lanes.iter().zip(values) {
+            row[l] = v.unwrap_or(0);
+            group |= 1 << l;
+            knows |= u64::from(v.is_some()) << l;
+        }
+        *known = (*known & !group) | knows;
+        self.same[var as usize] =
+            *known == all_lanes(row.len()) && row.iter().all(|&v| v == row[0]);
     }
 }
 
@@ -310,6 +322,11 @@ impl Lanes for Group<'_> {
 
     fn var(&self, var: u32, row: &mut [i64]) -> (u64, bool) {
         match self.leaves.vars.get(var as usize) {
+            // What `gather` would find: every lane knows the one value.
+            Some(from) if self.leaves.same[var as usize] => {
+                row.fill(from[0]);
+                (all_lanes(row.len()), true)
+            }
             Some(from) => self.gather(from, self.leaves.known[var as usize], row),
             None => {
                 row.fill(0);
@@ -341,6 +358,8 @@ struct Warp {
     /// Per lane: the block it runs next, and whether it returned.
     at: Vec<u32>,
     done: Vec<bool>,
+    /// The lanes that have not returned.
+    live: usize,
     /// Per node and lane (`[node * lanes + lane]`): iterations done of the
     /// loop the node heads, this entry.
     trips: Vec<u32>,
@@ -390,6 +409,9 @@ struct Walker<'p> {
     /// Each memory instruction's address (`[node][op]`) and each phi's
     /// incoming values (`[node][phi]`), compiled once.
     address_tapes: Vec<Vec<Tape>>,
+    /// Per address (`[node][op]`): whether it reads what `Warp::prepare`
+    /// refreshes (`reads_lane_state`).
+    addresses_read_env: Vec<Vec<bool>>,
     phi_tapes: Vec<Vec<Vec<(u32, Tape)>>>,
     /// Per node: whether evaluating its phis reads the lanes' stand-ins
     /// (a phi's tape reads them, or a packed start is evaluated).
@@ -415,6 +437,13 @@ struct Walker<'p> {
     loop_exits: Vec<Option<(u32, u32, u32)>>,
     /// Buffers of the batched evaluation.
     rows: Rows,
+    /// Rows of the phis' tapes and of the exit tests', apart from the
+    /// addresses': a tape's rows are zeroed where they grow (`Rows`), so
+    /// one buffer taken in turn by tapes of different lengths (an address,
+    /// then `k + 1`, then the next address) was zeroed every few steps (by
+    /// `perf`, 4 % of the walk of a coalesced loop).
+    phi_rows: Rows,
+    test_rows: Rows,
     low: Vec<Option<i64>>,
     high: Vec<Option<i64>>,
     phi_lanes: Vec<Vec<Option<i64>>>,
@@ -477,10 +506,10 @@ pub fn walk_limited(
                 .collect()
         })
         .collect();
-    let phis_read_env = (phi_tapes.iter())
+    let phis_read_env = (program.nodes.iter())
         .map(|n| {
             !program.packed_starts.is_empty()
-                || (n.iter().flatten()).any(|(_, tape)| tape.reads_env())
+                || (n.phis.iter().flat_map(|p| &p.incoming)).any(|(_, e)| reads_lane_state(e))
         })
         .collect();
     let mut walker = Walker {
@@ -490,6 +519,9 @@ pub fn walk_limited(
         blocks: launch.blocks.len().max(1),
         address_tapes: (program.nodes.iter())
             .map(|n| n.ops.iter().map(|m| Tape::of(&m.address)).collect())
+            .collect(),
+        addresses_read_env: (program.nodes.iter())
+            .map(|n| n.ops.iter().map(|m| reads_lane_state(&m.address)).collect())
             .collect(),
         phis_read_env,
         phi_tapes,
@@ -537,6 +569,8 @@ pub fn walk_limited(
             })
             .collect(),
         rows: Rows::default(),
+        phi_rows: Rows::default(),
+        test_rows: Rows::default(),
         low: Vec::new(),
         high: Vec::new(),
         phi_lanes: Vec::new(),
@@ -569,6 +603,7 @@ pub fn walk_limited(
         warps_per_block: launch.block.count().div_ceil(WARP_SIZE as u64) as u32,
         ..Trace::default()
     };
+    reserve(&mut trace, budget);
     let mut scheduler = Scheduler::new(
         launch.order,
         launch.blocks.len(),
@@ -603,6 +638,8 @@ pub fn walk_limited(
         .map(|(r, b)| r.filter(|_| b.is_some()))
         .collect();
     trace.truncated = walker.truncated;
+    trace.addresses.shrink_to_fit();
+    trace.events.shrink_to_fit();
     Walked {
         trace,
         evaluations: walker.evaluations,
@@ -612,6 +649,55 @@ pub fn walk_limited(
         guessed_paths: walker.guessed_paths,
         packed_bases: walker.packed_bases,
     }
+}
+
+/// The most thread-accesses whose room [`reserve`] takes up front: 64 MiB
+/// of addresses, more than any budget the driver grants (`sm_model`: at
+/// most 2^21).
+const RESERVED_ACCESSES: u64 = 1 << 23;
+
+/// Takes room in `trace` for the addresses the budget allows (and an event
+/// per full warp of them) before the walk. A vector that grows by doubling
+/// copies what it holds at each step into fresh memory, whose pages the
+/// system supplies (and zeroes) as they are first written: the walks of the
+/// `model` bench took 3-6 % less time on the CPU without those copies. Room
+/// not used is address space only, and is given back when the walk ends.
+/// Where the room cannot be had, the vectors grow as they fill.
+fn reserve(trace: &mut Trace, budget: Budget) {
+    // The budget is checked before each event: the last may pass it by a
+    // warp's lanes.
+    let accesses = budget.accesses.min(RESERVED_ACCESSES) as usize + WARP_SIZE;
+    let _ = trace.addresses.try_reserve_exact(accesses);
+    let _ = trace.events.try_reserve_exact(accesses / WARP_SIZE);
+}
+
+/// Whether evaluating `e` for a lane reads what `Warp::prepare` refreshes
+/// in its environment, the stand-ins and the variables: through the nodes a
+/// [`Tape`] evaluates one lane at a time (`Tape::reads_env`), an argument
+/// nobody gave, a uniform load, a `select` or bound data, but not a
+/// per-thread unknown, whose value is unknown whatever the environment
+/// says (and whose interval is its type's, `bounds::interval`). A gather
+/// (`x[col[j]]`) so reads none, and its lanes' environments need no
+/// refresh (by `perf`, 3 % of the walk of one).
+fn reads_lane_state(e: &E) -> bool {
+    fn visit(e: &E, seen: &mut HashSet<*const Expr>) -> bool {
+        // A node shared in the DAG (a hash chain's state) is seen once.
+        if !seen.insert(Rc::as_ptr(e)) {
+            return false;
+        }
+        match &**e {
+            Expr::Const(_) | Expr::Sreg(_) | Expr::Rec(_) | Expr::Base(_) | Expr::Unknown(_) => {
+                false
+            }
+            Expr::Bin { lhs, rhs, .. } => visit(lhs, seen) || visit(rhs, seen),
+            Expr::Cast { value, .. } => visit(value, seen),
+            Expr::AddRec { start, .. } => visit(start, seen),
+            Expr::Arg { .. } | Expr::Uniform { .. } | Expr::Select { .. } | Expr::Data { .. } => {
+                true
+            }
+        }
+    }
+    visit(e, &mut HashSet::new())
 }
 
 /// `program` with what the launch fixes folded in (`program::specialise`).
@@ -634,6 +720,7 @@ fn warps(program: &Program, launch: &Launch, instructions: usize) -> Vec<Warp> {
                 ctaid: *ctaid,
                 vars: vec![vec![0; chunk.len()]; program.vars as usize],
                 known: vec![0; program.vars as usize],
+                same: vec![false; program.vars as usize],
             };
             let lanes = chunk
                 .iter()
@@ -656,6 +743,11 @@ fn warps(program: &Program, launch: &Launch, instructions: usize) -> Vec<Warp> {
                 spare: Vec::new(),
                 at: vec![0; chunk.len()],
                 done: vec![program.nodes.is_empty(); chunk.len()],
+                live: if program.nodes.is_empty() {
+                    0
+                } else {
+                    chunk.len()
+                },
                 trips: vec![0; program.nodes.len() * chunk.len()],
                 executions: vec![0; instructions],
                 steps: 0,
@@ -717,6 +809,9 @@ impl Walker<'_> {
     /// into `addresses`), a barrier, or its exit.
     fn next_event(&mut self, w: &mut Warp, addresses: &mut Vec<u64>) -> Step {
         let program = self.program;
+        // The block every live lane entered together, if they did: the
+        // next group without a look at each lane.
+        let mut together = None;
         loop {
             if let Some(mut at) = w.current.take() {
                 let node = &program.nodes[at.node as usize];
@@ -731,7 +826,8 @@ impl Walker<'_> {
                     w.current = Some(at);
                     return Step::Event(event, m.waits);
                 }
-                self.leave_group(w, at.node, &at.lanes);
+                let moved = self.leave_group(w, at.node, &at.lanes);
+                together = moved.filter(|_| at.lanes.len() == w.live);
                 w.spare = at.lanes;
             }
             w.steps += 1;
@@ -749,8 +845,19 @@ impl Walker<'_> {
                 self.cut.get_or_insert(Cut::Steps);
                 return Step::Exited;
             }
-            // The lanes whose next block comes first, in one pass.
             let mut lanes = std::mem::take(&mut w.spare);
+            if let Some(node) = together {
+                // What the pass below would find: these lanes, in order.
+                w.current = Some(Position {
+                    node,
+                    lanes,
+                    op: 0,
+                    barrier: 0,
+                });
+                together = None;
+                continue;
+            }
+            // The lanes whose next block comes first, in one pass.
             lanes.clear();
             let mut next = None;
             for (i, (&to, &done)) in w.at.iter().zip(&w.done).enumerate() {
@@ -794,7 +901,7 @@ impl Walker<'_> {
         let m = &self.program.nodes[node as usize].ops[op];
         let tape = &self.address_tapes[node as usize][op];
         let uses = self.standins[m.inst as usize];
-        if tape.reads_env() || uses != Standins::None {
+        if self.addresses_read_env[node as usize][op] || uses != Standins::None {
             w.prepare(lanes, Standin::Low);
         }
         if uses != Standins::ThroughVariable {
@@ -922,11 +1029,18 @@ impl Walker<'_> {
 
     /// Moves a group of lanes out of `node`, each along the edge its exit
     /// takes; the lanes entering one block get their phis evaluated
-    /// together (`Tape::eval_lanes`).
-    fn leave_group(&mut self, w: &mut Warp, node: u32, lanes: &[usize]) {
+    /// together (`Tape::eval_lanes`). The block they all entered, if every
+    /// lane of the group went the same way (none returned).
+    fn leave_group(&mut self, w: &mut Warp, node: u32, lanes: &[usize]) -> Option<u32> {
         let mut moves = std::mem::take(&mut self.moves);
         moves.clear();
-        self.exits(w, node, lanes, &mut moves);
+        let all = self.exits(w, node, lanes, &mut moves);
+        self.moves = moves;
+        if let Some(t) = all {
+            self.enter_group(w, node, t, lanes);
+            return Some(t);
+        }
+        let moves = std::mem::take(&mut self.moves);
         let mut targets = std::mem::take(&mut self.targets);
         targets.clear();
         let mut last = None;
@@ -937,9 +1051,11 @@ impl Walker<'_> {
             last = Some(t);
         }
         let mut group = std::mem::take(&mut self.entering);
+        let mut together = None;
         if let ([t], true) = (&targets[..], moves.len() == lanes.len()) {
             // The whole group moves together (no lane returned).
             self.enter_group(w, node, *t, lanes);
+            together = Some(*t);
         } else {
             for &t in &targets {
                 group.clear();
@@ -950,6 +1066,7 @@ impl Walker<'_> {
         self.entering = group;
         self.targets = targets;
         self.moves = moves;
+        together
     }
 
     /// Lanes `lanes` of `w` move along `from → to`: `to`'s phis are
@@ -967,7 +1084,7 @@ impl Walker<'_> {
                 for (p, out) in self.phi_tapes[to as usize].iter().zip(values.iter_mut()) {
                     match p.iter().find(|i| i.0 == from) {
                         Some((_, tape)) => {
-                            tape.eval_lanes(&group, out, &mut self.rows);
+                            tape.eval_lanes(&group, out, &mut self.phi_rows);
                             self.evaluations += tape.cost() * lanes.len() as u64;
                         }
                         None => {
@@ -984,9 +1101,7 @@ impl Walker<'_> {
                 self.relative_phis(w, from, to, lanes, &mut values, &mut bases, entry);
             }
             for (i, (p, vals)) in target.phis.iter().zip(values.iter()).enumerate() {
-                for (&l, v) in lanes.iter().zip(vals) {
-                    w.leaves.set(p.var, l, *v);
-                }
+                w.leaves.set(p.var, lanes, vals);
                 if let Some(b) = bases.get(i) {
                     for (&l, &base) in lanes.iter().zip(b) {
                         w.lanes[l].bases[p.var as usize] = base;
@@ -999,12 +1114,11 @@ impl Walker<'_> {
         }
         let back = self.shape.in_loop(to, to) && self.shape.in_loop(from, to);
         let trips = &mut w.trips[to as usize * w.at.len()..][..w.at.len()];
+        match back {
+            true => lanes.iter().for_each(|&l| trips[l] += 1),
+            false => lanes.iter().for_each(|&l| trips[l] = 0),
+        }
         for &l in lanes {
-            if back {
-                trips[l] += 1;
-            } else {
-                trips[l] = 0;
-            }
             w.at[l] = to;
         }
     }
@@ -1063,9 +1177,17 @@ impl Walker<'_> {
         }
     }
 
-    /// Where each lane of `lanes` goes from `node`, into `moves`; a lane
-    /// that returns is done. The exit test runs for the group at once.
-    fn exits(&mut self, w: &mut Warp, node: u32, lanes: &[usize], moves: &mut Vec<(usize, u32)>) {
+    /// Where each lane of `lanes` goes from `node`: the block, when every
+    /// lane goes there (a jump, a branch the lanes take alike), else each
+    /// lane's into `moves`; a lane that returns is done. The exit test runs
+    /// for the group at once.
+    fn exits(
+        &mut self,
+        w: &mut Warp,
+        node: u32,
+        lanes: &[usize],
+        moves: &mut Vec<(usize, u32)>,
+    ) -> Option<u32> {
         let program = self.program;
         let exit = &program.nodes[node as usize].exit;
         let tested = match &self.exit_tapes[node as usize] {
@@ -1093,15 +1215,16 @@ impl Walker<'_> {
                 for &l in lanes {
                     w.done[l] = true;
                 }
+                w.live -= lanes.len();
             }
-            (Exit::Jump(t), _) => moves.extend(lanes.iter().map(|&l| (l, *t))),
+            (Exit::Jump(t), _) => return (!lanes.is_empty()).then_some(*t),
             (
                 Exit::Branch {
                     then, otherwise, ..
                 },
                 ExitTape::Branch(test),
             ) => {
-                let (known, holds) = test.run(&Group::of(w, lanes), &mut self.rows);
+                let (known, holds) = test.run(&Group::of(w, lanes), &mut self.test_rows);
                 let known = known & !blind;
                 // The iterations done of the loop the test may leave.
                 let exit = self.loop_exits[node as usize];
@@ -1116,8 +1239,7 @@ impl Walker<'_> {
                 if let (true, Some(&first)) = (alike, lanes.first()) {
                     let known = (known & 1 != 0).then_some(holds & 1 != 0);
                     let to = self.branch(trips[first], node, known, *then, *otherwise);
-                    moves.extend(lanes.iter().map(|&l| (l, to)));
-                    return;
+                    return Some(to);
                 }
                 for (at, &l) in lanes.iter().enumerate() {
                     let known = (known >> at & 1 != 0).then_some(holds >> at & 1 != 0);
@@ -1127,7 +1249,7 @@ impl Walker<'_> {
             }
             (Exit::Switch { cases, default, .. }, ExitTape::Switch(on)) => {
                 let mut values = std::mem::take(&mut self.low);
-                on.eval_lanes(&Group::of(w, lanes), &mut values, &mut self.rows);
+                on.eval_lanes(&Group::of(w, lanes), &mut values, &mut self.test_rows);
                 for (at, (&l, v)) in lanes.iter().zip(&values).enumerate() {
                     let lane = &w.lanes[l];
                     let v = v.filter(|_| blind >> at & 1 == 0);
@@ -1139,6 +1261,7 @@ impl Walker<'_> {
             // Compiled from the exit itself: the two always agree.
             (Exit::Branch { .. } | Exit::Switch { .. }, _) => {}
         }
+        None
     }
 
     /// Where a switch sends a lane whose value is `v` (`None`: unknown).
