@@ -262,6 +262,27 @@ impl Leaves {
         self.same[var as usize] =
             *known == all_lanes(row.len()) && row.iter().all(|&v| v == row[0]);
     }
+
+    /// [`Leaves::set`] where every lane of `lanes` takes the value `v`
+    /// (a loop counter's `k + 1`): the whole warp's row is filled at once.
+    fn fill(&mut self, var: u32, lanes: &[usize], v: i64) {
+        let (row, known) = (&mut self.vars[var as usize], &mut self.known[var as usize]);
+        // The lanes are distinct and in increasing order: all of them.
+        if lanes.len() == row.len() {
+            row.fill(v);
+            *known = all_lanes(row.len());
+            self.same[var as usize] = true;
+            return;
+        }
+        let mut group = 0u64;
+        for &l in lanes {
+            row[l] = v;
+            group |= 1 << l;
+        }
+        *known |= group;
+        self.same[var as usize] =
+            *known == all_lanes(row.len()) && row.iter().all(|&v| v == row[0]);
+    }
 }
 
 /// The lanes `lanes` of a warp, for a tape.
@@ -448,6 +469,8 @@ struct Walker<'p> {
     high: Vec<Option<i64>>,
     phi_lanes: Vec<Vec<Option<i64>>>,
     phi_bases: Vec<Vec<u32>>,
+    /// Per phi, `enter_group`'s value shared by every lane, if one is.
+    phi_same: Vec<Option<i64>>,
     moves: Vec<(usize, u32)>,
     targets: Vec<u32>,
     entering: Vec<usize>,
@@ -575,6 +598,7 @@ pub fn walk_limited(
         high: Vec::new(),
         phi_lanes: Vec::new(),
         phi_bases: Vec::new(),
+        phi_same: Vec::new(),
         moves: Vec::new(),
         targets: Vec::new(),
         entering: Vec::new(),
@@ -698,6 +722,19 @@ fn reads_lane_state(e: &E) -> bool {
         }
     }
     visit(e, &mut HashSet::new())
+}
+
+/// Whether the lanes `lanes` (distinct, in increasing order) have all done
+/// the same iterations (`trips`, a warp's, by lane).
+fn same_trips(trips: &[u32], lanes: &[usize]) -> bool {
+    match lanes {
+        [] => true,
+        // The first n lanes: a row compared without a look-up per lane.
+        [.., last] if *last == lanes.len() - 1 => {
+            trips[..lanes.len()].iter().all(|&t| t == trips[0])
+        }
+        [first, ..] => lanes.iter().all(|&l| trips[l] == trips[*first]),
+    }
 }
 
 /// `program` with what the launch fixes folded in (`program::specialise`).
@@ -933,6 +970,31 @@ impl Walker<'_> {
                 return event;
             }
         }
+        // A gather's `x[col[j]]`: no lane's address known, each absolute
+        // and free of stand-ins, one range for the group and that one not
+        // bounded: what the loop below gives, a synthetic address per lane,
+        // without a look at each (by cachegrind, a tenth of the gather walk's
+        // instructions went to that loop and its lanes' values).
+        if uses == Standins::None
+            && !check
+            && tape.none_known(&self.rows)
+            && tape.same_interval(&self.rows)
+        {
+            let env = &w.lanes[lanes[0]].env;
+            let iv = tape.interval(env, 0, &self.rows, &mut self.intervals);
+            if Range::within(iv, m.bytes).is_none() {
+                event.unknown = true;
+                self.unbounded[m.inst as usize] = true;
+                self.accesses[m.inst as usize].gather |= self.loaded[m.inst as usize];
+                let first = self.next_unknown;
+                addresses.extend(
+                    (1..=lanes.len() as u64)
+                        .map(|i| UNKNOWN_REGION + (first + i) * UNKNOWN_SPACING),
+                );
+                self.next_unknown += lanes.len() as u64;
+                return event;
+            }
+        }
         let (mut low, mut high) = (
             std::mem::take(&mut self.low),
             std::mem::take(&mut self.high),
@@ -1077,31 +1139,48 @@ impl Walker<'_> {
             w.prepare(lanes, Standin::Low);
         }
         if !target.phis.is_empty() {
+            let header = self.shape.in_loop(to, to);
+            let entry = header && !self.shape.in_loop(from, to);
+            let relative = entry || self.bases > 0;
             let mut values = std::mem::take(&mut self.phi_lanes);
             values.resize_with(target.phis.len(), Vec::new);
+            // Per phi: the one value every lane takes, when the unknown-start
+            // rule has nothing to say (then `values` holds no lane's).
+            let mut same = std::mem::take(&mut self.phi_same);
+            same.clear();
             {
                 let group = Group::of(w, lanes);
                 for (p, out) in self.phi_tapes[to as usize].iter().zip(values.iter_mut()) {
                     match p.iter().find(|i| i.0 == from) {
                         Some((_, tape)) => {
-                            tape.eval_lanes(&group, out, &mut self.phi_rows);
+                            tape.run(&group, &mut self.phi_rows);
+                            let v = (!relative)
+                                .then(|| tape.known_uniform(&self.phi_rows))
+                                .flatten();
+                            match v {
+                                Some(_) => out.clear(),
+                                None => tape.values(&self.phi_rows, out),
+                            }
+                            same.push(v);
                             self.evaluations += tape.cost() * lanes.len() as u64;
                         }
                         None => {
                             out.clear();
                             out.resize(lanes.len(), None);
+                            same.push(None);
                         }
                     }
                 }
             }
-            let header = self.shape.in_loop(to, to);
-            let entry = header && !self.shape.in_loop(from, to);
             let mut bases = std::mem::take(&mut self.phi_bases);
-            if entry || self.bases > 0 {
+            if relative {
                 self.relative_phis(w, from, to, lanes, &mut values, &mut bases, entry);
             }
             for (i, (p, vals)) in target.phis.iter().zip(values.iter()).enumerate() {
-                w.leaves.set(p.var, lanes, vals);
+                match same[i] {
+                    Some(v) => w.leaves.fill(p.var, lanes, v),
+                    None => w.leaves.set(p.var, lanes, vals),
+                }
                 if let Some(b) = bases.get(i) {
                     for (&l, &base) in lanes.iter().zip(b) {
                         w.lanes[l].bases[p.var as usize] = base;
@@ -1111,6 +1190,7 @@ impl Walker<'_> {
             bases.clear();
             self.phi_bases = bases;
             self.phi_lanes = values;
+            self.phi_same = same;
         }
         let back = self.shape.in_loop(to, to) && self.shape.in_loop(from, to);
         let trips = &mut w.trips[to as usize * w.at.len()..][..w.at.len()];
@@ -1235,7 +1315,7 @@ impl Walker<'_> {
                 let all = all_lanes(lanes.len());
                 let alike = (known == 0
                     || (known == all && (holds & all == 0 || holds & all == all)))
-                    && (exit.is_none() || lanes.iter().all(|&l| trips[l] == trips[lanes[0]]));
+                    && (exit.is_none() || same_trips(trips, lanes));
                 if let (true, Some(&first)) = (alike, lanes.first()) {
                     let known = (known & 1 != 0).then_some(holds & 1 != 0);
                     let to = self.branch(trips[first], node, known, *then, *otherwise);
