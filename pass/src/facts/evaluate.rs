@@ -189,6 +189,12 @@ pub struct Rows {
     same_interval: Vec<bool>,
     /// Per step of a [`CondTape`]: (known, holds) masks.
     logic: Vec<(u64, u64)>,
+    /// Per step: the one value its row was last filled with (a constant, a
+    /// uniform result, an unknown's 0), if it was: a run that fills it with
+    /// the same again leaves it as it is. Tapes that take turns in one
+    /// buffer share their first steps (`val[j]` and `col[j]` differ in their
+    /// base only), so many of their constant rows are found filled.
+    filled: Vec<Option<i64>>,
 }
 
 /// The threads one run of a [`Tape`] is for, as it reads them: each one's
@@ -238,8 +244,13 @@ impl Rows {
             lanes <= MAX_LANES,
             "a tape runs for at most {MAX_LANES} lanes"
         );
+        if self.lanes != lanes {
+            // The rows move: none is known filled.
+            self.filled.clear();
+        }
         self.lanes = lanes;
         self.values.resize(steps * lanes, 0);
+        self.filled.resize(steps, None);
         self.known.resize(steps, 0);
         self.uniform.resize(steps, false);
         self.same_interval.resize(steps, false);
@@ -499,6 +510,7 @@ impl Tape {
             known,
             uniform,
             same_interval,
+            filled,
             ..
         } = rows;
         for (i, step) in self.steps.iter().enumerate() {
@@ -507,27 +519,23 @@ impl Tape {
             let at = |j: u32| &done[j as usize * lanes..(j as usize + 1) * lanes];
             // A uniform row's value: its first lane's.
             let first = |j: u32| (known[j as usize] & 1 != 0).then(|| done[j as usize * lanes]);
-            let once = |row: &mut [i64], v: Option<i64>| {
-                row.fill(v.unwrap_or(0));
+            // The value a row of one value is filled with, after the match.
+            let mut fill = None;
+            let mut once = |v: Option<i64>| {
+                fill = Some(v.unwrap_or(0));
                 (if v.is_some() { all } else { 0 }, true)
             };
             let (k, u) = match step {
-                Step::Const(c) => {
-                    row.fill(*c);
-                    (all, true)
-                }
+                Step::Const(c) => once(Some(*c)),
                 Step::Sreg(s) => group.sreg(*s, row),
                 Step::Rec(r) => group.var(*r, row),
                 Step::Lane(e) => per_lane(row, |l| eval(e, env(l))),
                 // `per_lane` of a value no lane knows.
-                Step::Unknown => {
-                    row.fill(0);
-                    (0, true)
-                }
+                Step::Unknown => once(None),
                 Step::Bin { op, bits, lhs, rhs } => {
                     let (l, r) = (*lhs as usize, *rhs as usize);
                     if uniform[l] && uniform[r] {
-                        once(row, bin_value(*op, first(*lhs), first(*rhs), *bits))
+                        once(bin_value(*op, first(*lhs), first(*rhs), *bits))
                     } else {
                         let (xs, ys) = (at(*lhs), at(*rhs));
                         let (ka, kb) = (known[l], known[r]);
@@ -565,7 +573,7 @@ impl Tape {
                     value,
                 } => {
                     if uniform[*value as usize] {
-                        once(row, first(*value).map(|x| apply_cast(*op, x, *from, *to)))
+                        once(first(*value).map(|x| apply_cast(*op, x, *from, *to)))
                     } else {
                         for (v, &x) in row.iter_mut().zip(at(*value)) {
                             *v = apply_cast(*op, x, *from, *to);
@@ -574,6 +582,10 @@ impl Tape {
                     }
                 }
             };
+            if fill.is_some() && filled[i] != fill {
+                row.fill(fill.unwrap_or(0));
+            }
+            filled[i] = fill;
             known[i] = k;
             uniform[i] = u;
             // A lane's interval at this step: a point where it knows the
