@@ -1194,6 +1194,17 @@ impl Walker<'_> {
         }
         let back = self.shape.in_loop(to, to) && self.shape.in_loop(from, to);
         let trips = &mut w.trips[to as usize * w.at.len()..][..w.at.len()];
+        // The lanes are distinct and in increasing order: when the last is
+        // `n - 1`, they are the first n, updated as a row.
+        if matches!(lanes.last(), Some(&last) if last + 1 == lanes.len()) {
+            let n = lanes.len();
+            match back {
+                true => trips[..n].iter_mut().for_each(|t| *t += 1),
+                false => trips[..n].fill(0),
+            }
+            w.at[..n].fill(to);
+            return;
+        }
         match back {
             true => lanes.iter().for_each(|&l| trips[l] += 1),
             false => lanes.iter().for_each(|&l| trips[l] = 0),
