@@ -541,9 +541,9 @@ impl Tape {
                         let (ka, kb) = (known[l], known[r]);
                         let both = ka & kb;
                         let mut k = both;
-                        if !(*bits >= 64 && ring_lanes_64(*op, xs, ys, row))
-                            && !ring_lanes(*op, *bits, xs, ys, row)
-                        {
+                        let ring = (*bits >= 64 && ring_lanes_64(*op, xs, ys, row))
+                            || ring_lanes(*op, *bits, xs, ys, row);
+                        if !ring {
                             k = 0;
                             for lane in 0..lanes {
                                 if both >> lane & 1 != 0 {
