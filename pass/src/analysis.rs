@@ -429,12 +429,14 @@ fn analyze_keeping(
     let mut proposals: Vec<(usize, usize, Proposal)> = Vec::new();
     // Device functions more than one kernel reaches: their loads' flips
     // are priced, should the kernels disagree (`decide::callees`).
+    let reaches: HashMap<Value, HashSet<Value>> = (kernels.iter())
+        .map(|k| (k.function, reachable(k.function)))
+        .collect();
     let mut reached_by: HashMap<Value, usize> = HashMap::new();
-    for k in &kernels {
-        for f in reachable(k.function) {
-            *reached_by.entry(f).or_default() += 1;
-        }
+    for f in reaches.values().flatten() {
+        *reached_by.entry(*f).or_default() += 1;
     }
+    let none = HashSet::new();
     let shared: HashSet<Value> = (reached_by.into_iter())
         .filter(|&(_, n)| n > 1)
         .map(|(f, _)| f)
@@ -451,6 +453,7 @@ fn analyze_keeping(
             budget: &mut budget,
             callees: &callees,
             shared: &shared,
+            reaches: reaches.get(&unit.function).unwrap_or(&none),
             unit: i,
             proposals: &mut proposals,
         };
@@ -475,6 +478,7 @@ fn analyze_keeping(
             &mut results,
             &callees,
             &proposals,
+            &reaches,
             &mut unit_warnings,
         );
     }
@@ -651,10 +655,8 @@ fn analyze_unit(
     // (issue 16: a file of many such kernels costs what clang does).
     // A kernel that reads only through device functions (`callees`) has
     // loads to decide too.
-    let calls_reads = unit.is_kernel && {
-        let reached = reachable(unit.function);
-        scope.callees.iter().any(|c| reached.contains(&c.function))
-    };
+    let calls_reads =
+        unit.is_kernel && (scope.callees.iter()).any(|c| scope.reaches.contains(&c.function));
     let reads = !out.report.loads.is_empty()
         || out.report.skipped.iter().any(|s| s.byte_loop)
         || calls_reads;

@@ -14,6 +14,8 @@ pub(super) struct ModelScope<'m> {
     pub(super) callees: &'m [CalleeLoad],
     /// Device functions that more than one kernel reaches.
     pub(super) shared: &'m HashSet<Value>,
+    /// What the kernel reaches through calls (`reachable`).
+    pub(super) reaches: &'m HashSet<Value>,
     /// The unit of the kernel being modelled.
     pub(super) unit: usize,
     /// (index in `callees`, kernel unit, verdict)
@@ -36,6 +38,7 @@ impl Walk<'_> {
             shared,
             unit,
             proposals,
+            ..
         } = scope;
         let set = self.set;
         let grant = match budget.grant() {
@@ -174,17 +177,8 @@ impl Walk<'_> {
                 ));
                 continue;
             }
-            if let Some(span) = model.unknown_within {
-                out.report.loads[entry].notes.push(format!(
-                    "address unknown but within a {span}-byte range; modelled as spread uniformly over it"
-                ));
-            }
             let model_read_once = model.read_once;
-            if let Some(site) = &model.merged_into {
-                out.report.loads[entry].notes.push(format!(
-                    "merged by the backend into one vector load with the load at {site}: its traffic is counted there, and it takes that load's decision"
-                ));
-            }
+            out.report.loads[entry].notes.extend(model_notes(&model));
             out.report.loads[entry].in_kernel = Some(model);
             // Under auto the model's choice stands for every load it saw
             // executed (`result.loads` holds only those), also where the
@@ -231,6 +225,23 @@ fn static_shared_bytes(function: Value, layout: &crate::llvm::ir::DataLayout) ->
         .filter(|g| g.ty().address_space() == 3 && !g.is_declaration() && uses(*g))
         .map(|g| layout.alloc_size(g.global_value_type()))
         .sum()
+}
+
+/// What a load's figures in the kernel (`LoadModel`) add to its notes: an
+/// address spread over a bounded range, a merge into another's vector load.
+fn model_notes(model: &crate::report::LoadModel) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(span) = model.unknown_within {
+        notes.push(format!(
+            "address unknown but within a {span}-byte range; modelled as spread uniformly over it"
+        ));
+    }
+    if let Some(site) = &model.merged_into {
+        notes.push(format!(
+            "merged by the backend into one vector load with the load at {site}: its traffic is counted there, and it takes that load's decision"
+        ));
+    }
+    notes
 }
 
 /// Why the kernel-level model decided a load as it did (`cache`), as the
@@ -288,6 +299,7 @@ pub(super) fn decide_callees(
     results: &mut [Option<UnitResult>],
     callees: &[CalleeLoad],
     proposals: &[(usize, usize, Proposal)],
+    reaches: &HashMap<Value, HashSet<Value>>,
     warnings: &mut [Vec<String>],
 ) {
     // Each analysed kernel with what it reaches, what its model followed,
@@ -295,9 +307,11 @@ pub(super) fn decide_callees(
     struct Reach<'r> {
         unit: usize,
         caller: Caller,
-        reaches: HashSet<Value>,
+        reaches: &'r HashSet<Value>,
         followed: &'r [Value],
-        unfollowed: &'r [Value],
+        /// The functions some call it leaves a call reaches, and what
+        /// they reach.
+        unseen: HashSet<Value>,
     }
     let kernels: Vec<Reach> = (units.iter().zip(results.iter()).enumerate())
         .filter(|(_, (u, _))| u.is_kernel)
@@ -312,18 +326,17 @@ pub(super) fn decide_callees(
                     followed: false,
                     whole,
                 },
-                reaches: reachable(u.function),
+                reaches: reaches.get(&u.function)?,
                 followed: &r.followed,
-                unfollowed: &r.unfollowed,
+                unseen: (r.unfollowed.iter())
+                    .flat_map(|&g| std::iter::once(g).chain(reachable(g)))
+                    .collect(),
             })
         })
         .collect();
     // Whether a kernel follows every call into `f`: it spliced `f` in, and
     // no call it left a call leads to `f`.
-    let follows_all = |k: &Reach, f: Value| {
-        k.followed.contains(&f)
-            && !(k.unfollowed.iter()).any(|&g| g == f || reachable(g).contains(&f))
-    };
+    let follows_all = |k: &Reach, f: Value| k.followed.contains(&f) && !k.unseen.contains(&f);
     let callers_of: Vec<Vec<(usize, Caller)>> = (callees.iter())
         .map(|c| {
             (kernels.iter())
@@ -371,16 +384,7 @@ pub(super) fn decide_callees(
                 model,
             }) => {
                 let report = &mut out.report.loads[c.entry];
-                if let Some(span) = model.unknown_within {
-                    report.notes.push(format!(
-                        "address unknown but within a {span}-byte range; modelled as spread uniformly over it"
-                    ));
-                }
-                if let Some(site) = &model.merged_into {
-                    report.notes.push(format!(
-                        "merged by the backend into one vector load with the load at {site}: its traffic is counted there, and it takes that load's decision"
-                    ));
-                }
+                report.notes.extend(model_notes(&model));
                 report.in_kernel = Some(*model);
                 let decision = if cache {
                     Decision::Cache

@@ -64,8 +64,7 @@ const MAX_CALL_DEPTH: u32 = 6;
 /// The most nodes a program may hold with its callees spliced in; a call
 /// whose callee (with everything it calls, counted as if followed to
 /// `MAX_CALL_DEPTH`) would pass it is left as a call. A node costs the walk
-/// tables per op and phi, not per execution; 4096 is 16 times the largest
-/// kernel of the test suite.
+/// tables per op and phi, not per execution.
 const MAX_SPLICED_NODES: usize = 4096;
 
 /// The program of `function`; `memory` picks its memory instructions. Also
