@@ -56,9 +56,9 @@ impl Calls {
     }
 }
 
-/// How deep calls are followed: a kernel's callee's callee's ... at depth
-/// 6 is left as a call. CUDA device code rarely nests deeper; recursion
-/// (which the walk cannot unroll) never is followed.
+/// How deep calls are followed: a call made at depth 6 (the kernel is 0)
+/// is left as a call, a bound on the program's size whatever the call
+/// graph; recursion (which the walk cannot unroll) never is followed.
 const MAX_CALL_DEPTH: u32 = 6;
 
 /// The most nodes a program may hold with its callees spliced in; a call
