@@ -121,6 +121,47 @@ fn a_count_that_moves_the_occupancy_decides_again() {
     )));
 }
 
+/// The lines of `stderr` that hold `needle`.
+fn count(stderr: &str, needle: &str) -> usize {
+    stderr.lines().filter(|l| l.contains(needle)).count()
+}
+
+#[test]
+fn a_second_compile_does_not_repeat_clangs_messages() {
+    // heavy_warning.cu: heavy.cu (whose count moves the occupancy, so the
+    // device side is compiled twice) and a function with two -Wall
+    // warnings. clang's own device-only compile prints each once; so must
+    // the driver, and the -Rpass remarks once per load, as the second
+    // (final) compile decided them: heavy's 32 loads of `a`.
+    let dir = tempfile::tempdir().unwrap();
+    let input = testdata("cu/registers/heavy_warning.cu");
+    let flags = ["-Wall", "-Rpass=gpucc-cache"];
+    let (r, _, stderr) = report(&input, dir.path(), &[&flags[..], &["-v"]].concat());
+    assert_eq!(plugin_runs(&stderr).len(), 2, "{stderr}");
+    let (_, _, stderr) = report(&input, dir.path(), &flags);
+    let out = run(common::device_clang("sm_80")
+        .args(["-S", "-O3", "-Wall"])
+        .arg(&input)
+        .arg("-o")
+        .arg(dir.path().join("clang.ptx")));
+    let (_, clang) = text(&out);
+    for w in [
+        "unused variable 'never_read'",
+        "unused function 'unused_helper'",
+    ] {
+        assert_eq!(count(&clang, w), 1, "clang's own:\n{clang}");
+        assert_eq!(count(&stderr, w), 1, "{stderr}");
+    }
+    let loads = r["kernels"][0]["loads"].as_array().unwrap().len();
+    assert_eq!(loads, 32);
+    assert_eq!(count(&stderr, "remark: load is"), loads, "{stderr}");
+    // The remarks are the final compile's: they say what the report says.
+    let cached = (r["kernels"][0]["loads"].as_array().unwrap().iter())
+        .filter(|l| l["decision"] == "cache")
+        .count();
+    assert_eq!(count(&stderr, "remark: load is cached"), cached, "{stderr}");
+}
+
 #[test]
 fn a_count_that_leaves_the_occupancy_decides_once() {
     // sample.cu: 256 threads (__launch_bounds__) of 16 registers on sm_80

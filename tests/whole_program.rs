@@ -408,3 +408,46 @@ fn launch_shapes_come_from_the_host_ir() {
         "{warnings}"
     );
 }
+
+/// The lines of clang's or the driver's messages that hold `needle`.
+fn lines_with(stderr: &str, needle: &str) -> usize {
+    stderr.lines().filter(|l| l.contains(needle)).count()
+}
+
+#[test]
+fn each_compile_prints_its_warnings_once() {
+    // warnings.cu has a warning in its kernel and one in host-only code.
+    // clang's device-only compile for two archs prints the kernel's once
+    // per arch; its host-only compile prints both once. An object build
+    // by the driver runs those compiles and two it adds (the host side to
+    // IR, for the launches; the device side again when ptxas' register
+    // count moves a kernel's occupancy), which must print nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let input = testdata("programs/warnings.cu");
+    let archs = ["--cuda-gpu-arch=sm_70", "--cuda-gpu-arch=sm_80"];
+    let side = |flag: &str| {
+        // In `dir`: a device-only compile for two archs writes a file
+        // per arch there (it takes no -o).
+        let out = run(Command::new("clang++-19")
+            .current_dir(dir.path())
+            .arg(format!("--cuda-path={}", cuda_root().display()))
+            .args(["-Wno-unknown-cuda-version", "-O3", "-Wall", flag, "-c"])
+            .args(archs)
+            .arg(&input));
+        assert!(out.status.success(), "clang {flag}: {}", text(&out).1);
+        text(&out).1
+    };
+    let (device, host) = (side("--cuda-device-only"), side("--cuda-host-only"));
+    let out = run(Command::new(driver())
+        .current_dir(dir.path())
+        .args(["-Wall", "-c", "-o", "warnings.o"])
+        .args(archs)
+        .arg(&input));
+    let (_, driver_says) = text(&out);
+    assert!(out.status.success(), "{driver_says}");
+    for (warning, expected) in [("'unused_in_kernel'", 3), ("'unused_on_host'", 1)] {
+        let clang_says = lines_with(&device, warning) + lines_with(&host, warning);
+        assert_eq!(clang_says, expected, "clang:\n{device}{host}");
+        assert_eq!(lines_with(&driver_says, warning), expected, "{driver_says}");
+    }
+}

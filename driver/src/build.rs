@@ -461,7 +461,16 @@ fn host_launches(
         .arg(input)
         .arg("-o")
         .arg(&ir);
-    expect_ok(tool_run(&mut cmd, b.device.verbose)?, "clang", input)?;
+    // The host object's compile gives the host side's diagnostics; this
+    // run's are the same, shown only if it fails.
+    let log = dir.join("host-ir.stderr");
+    let held = compile::Diagnostics::Held(&log);
+    held.apply(&b.device, &mut cmd)?;
+    let ended = tool_run(&mut cmd, b.device.verbose)?;
+    if !matches!(ended, Ended::Ok) {
+        held.show()?;
+    }
+    expect_ok(ended, "clang", input)?;
     let context = inkwell::context::Context::create();
     let buffer = inkwell::memory_buffer::MemoryBuffer::create_from_file(&ir)
         .map_err(|e| anyhow!("cannot read clang's host IR: {e}"))?;

@@ -139,10 +139,96 @@ const DEPS_FILE: &str = "all.d";
 
 /// The device-side output of `job` (PTX or IR) and its report, made in
 /// `scratch`; nothing is written elsewhere. PTX is decided with the
-/// registers ptxas allocates (`with_measured_registers`).
+/// registers ptxas allocates (`measured_registers`).
+///
+/// Each diagnostic clang gives for the input (warnings, `-Rpass` remarks)
+/// reaches the user once, as one clang compile prints it: the first
+/// compile's are held in `scratch` while a second may replace it, and shown
+/// only where it stands (or failed).
 pub fn device(job: &Job, scratch: &Path) -> Result<Made> {
-    let made = device_once(job, scratch)?;
-    with_measured_registers(job, scratch, made)
+    let log = scratch.join("device.stderr");
+    // Not an earlier arch's, in a build that shares `scratch`.
+    let _ = std::fs::remove_file(&log);
+    let held = if job.kind == Output::Ptx && !is_ir(job) {
+        Diagnostics::Held(&log)
+    } else {
+        Diagnostics::Shown
+    };
+    let first =
+        device_once(job, scratch, held).and_then(|made| measured_registers(job, scratch, made));
+    match first {
+        Ok(Registers::Stand(made)) => {
+            held.show()?;
+            Ok(made)
+        }
+        // The first compile's diagnostics would come again, some of them
+        // (remarks) saying what the second compile no longer does.
+        Ok(Registers::Again(options)) => device_once(
+            &Job {
+                options,
+                ..job.clone()
+            },
+            scratch,
+            Diagnostics::Shown,
+        ),
+        Err(e) => {
+            held.show()?;
+            Err(e)
+        }
+    }
+}
+
+/// What the registers ptxas measured leave to do.
+enum Registers {
+    /// The compile's decisions stand.
+    Stand(Made),
+    /// Compile again with these options (the measured counts added).
+    Again(Options),
+}
+
+/// Where a clang run's standard error goes.
+#[derive(Clone, Copy)]
+pub(crate) enum Diagnostics<'a> {
+    /// To ours, as it comes.
+    Shown,
+    /// To this file, shown (or not) once the caller knows.
+    Held(&'a Path),
+}
+
+impl Diagnostics<'_> {
+    /// Sends `cmd`'s standard error where `self` says. A held run gets
+    /// clang's colours where ours would have had them: a terminal, and no
+    /// colour flag of the user's.
+    pub(crate) fn apply(self, job: &Job, cmd: &mut Command) -> Result<()> {
+        use std::io::IsTerminal as _;
+        let Diagnostics::Held(path) = self else {
+            return Ok(());
+        };
+        let file = std::fs::File::create(path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+        let coloured =
+            |f: &String| f.contains("color-diagnostics") || f.starts_with("-fdiagnostics-color");
+        if std::io::stderr().is_terminal() && !job.clang_flags.iter().any(coloured) {
+            cmd.arg("-fcolor-diagnostics");
+        }
+        cmd.stderr(file);
+        Ok(())
+    }
+
+    /// Copies a held run's standard error to ours.
+    pub(crate) fn show(self) -> Result<()> {
+        let Diagnostics::Held(path) = self else {
+            return Ok(());
+        };
+        let Ok(bytes) = std::fs::read(path) else {
+            // The run never started: nothing to show.
+            return Ok(());
+        };
+        let mut err = std::io::stderr().lock();
+        err.write_all(&bytes)
+            .and_then(|()| err.flush())
+            .context("cannot write clang's messages to standard error")
+    }
 }
 
 /// Registers per thread for the occupancy (issue 19): where the model ran
@@ -151,16 +237,16 @@ pub fn device(job: &Job, scratch: &Path) -> Result<Made> {
 /// design.md §8); where a count changes the occupancy the estimate gave,
 /// the device side is decided again with every measured count. Without
 /// ptxas, or when it fails, the estimate stands and the report says so.
-fn with_measured_registers(job: &Job, scratch: &Path, mut made: Made) -> Result<Made> {
+fn measured_registers(job: &Job, scratch: &Path, mut made: Made) -> Result<Registers> {
     let Some(report) = made.report.as_mut().filter(|_| job.kind == Output::Ptx) else {
-        return Ok(made);
+        return Ok(Registers::Stand(made));
     };
     let unknown: Vec<(String, u32)> = (report.kernels.iter())
         .filter(|k| k.simulated.is_some() && job.options.registers_of(&k.symbol).is_none())
         .map(|k| (k.symbol.clone(), k.block_dim.iter().product()))
         .collect();
     if unknown.is_empty() {
-        return Ok(made);
+        return Ok(Registers::Stand(made));
     }
     let estimate = occupancy::ESTIMATED_REGISTERS_PER_THREAD;
     let ptxas = toolchain::cuda(job.cuda_path.as_deref()).and_then(|c| toolchain::ptxas(&c.path));
@@ -168,7 +254,7 @@ fn with_measured_registers(job: &Job, scratch: &Path, mut made: Made) -> Result<
         report.warnings.push(format!(
             "no ptxas found (run scripts/setup, or give --cuda-path): occupancy estimates {estimate} registers per thread"
         ));
-        return Ok(made);
+        return Ok(Registers::Stand(made));
     };
     let dir = scratch.join("registers");
     std::fs::create_dir_all(&dir)?;
@@ -186,12 +272,12 @@ fn with_measured_registers(job: &Job, scratch: &Path, mut made: Made) -> Result<
             report.warnings.push(format!(
                 "{e}; occupancy estimates {estimate} registers per thread"
             ));
-            return Ok(made);
+            return Ok(Registers::Stand(made));
         }
     };
     let table = Arch::parse(&report.arch).and_then(|a| Hardware::for_sm(a.sm));
     let Some(hw) = job.options.machine.as_ref().map(|m| &m.hardware).or(table) else {
-        return Ok(made);
+        return Ok(Registers::Stand(made));
     };
     let mut changed = false;
     for (symbol, threads) in &unknown {
@@ -229,7 +315,7 @@ fn with_measured_registers(job: &Job, scratch: &Path, mut made: Made) -> Result<
                 );
             }
         }
-        return Ok(made);
+        return Ok(Registers::Stand(made));
     }
     let mut options = job.options.clone();
     options.kernel_registers.extend(
@@ -240,21 +326,15 @@ fn with_measured_registers(job: &Job, scratch: &Path, mut made: Made) -> Result<
                 count,
             }),
     );
-    device_once(
-        &Job {
-            options,
-            ..job.clone()
-        },
-        scratch,
-    )
+    Ok(Registers::Again(options))
 }
 
 /// One device-side compile of `job` with the options it has.
-fn device_once(job: &Job, scratch: &Path) -> Result<Made> {
+fn device_once(job: &Job, scratch: &Path, diagnostics: Diagnostics) -> Result<Made> {
     if is_ir(job) {
         return in_process(job, scratch);
     }
-    let mut made = through_clang(job, scratch)?;
+    let mut made = through_clang(job, scratch, diagnostics)?;
     let all_deps =
         std::fs::read(scratch.join(DEPS_FILE)).context("clang wrote no dependency list")?;
     made.read = crate::depfile::dependencies(&String::from_utf8_lossy(&all_deps));
@@ -585,7 +665,7 @@ fn verify_ptx(cuda: &Path, ptx: &Path, arch: &str, flags: &[String], verbose: bo
 
 /// `.cu` input: clang drives, the plugin decides. Clang writes only into
 /// `scratch`: the output, the report, the dependency list and any record.
-fn through_clang(job: &Job, scratch: &Path) -> Result<Made> {
+fn through_clang(job: &Job, scratch: &Path, diagnostics: Diagnostics) -> Result<Made> {
     let original = job;
     let (clang, cuda) = find_tools(job)?;
     let plugin = toolchain::plugin()?;
@@ -654,6 +734,7 @@ fn through_clang(job: &Job, scratch: &Path) -> Result<Made> {
     cmd.env_remove("GPUCC_CACHE_EP");
     let out = scratch.join("out");
     cmd.arg("-o").arg(&out);
+    diagnostics.apply(job, &mut cmd)?;
     match run_clang(job, &mut cmd)? {
         toolchain::Ended::Ok => {}
         toolchain::Ended::Failed => {
@@ -721,10 +802,20 @@ fn plain_ptx(job: &Job, clang: &Path, cuda: &Path, scratch: &Path) -> Result<Str
     let mut cmd = clang_command(job, clang, cuda);
     let out = scratch.join("plain.ptx");
     cmd.args(["--cuda-device-only", "-S", "-o"]).arg(&out);
+    // The keyed compile gave the source's diagnostics; these are the same.
+    let log = scratch.join("plain.stderr");
+    let held = Diagnostics::Held(&log);
+    held.apply(job, &mut cmd)?;
     match run_clang(job, &mut cmd)? {
         toolchain::Ended::Ok => std::fs::read_to_string(&out).context("clang wrote no PTX"),
-        toolchain::Ended::Failed => bail!("clang failed on {} (its errors are above)", shown(job)),
-        toolchain::Ended::Crashed(sig) => bail!("clang crashed (signal {sig}) on {}", shown(job)),
+        toolchain::Ended::Failed => {
+            held.show()?;
+            bail!("clang failed on {} (its errors are above)", shown(job))
+        }
+        toolchain::Ended::Crashed(sig) => {
+            held.show()?;
+            bail!("clang crashed (signal {sig}) on {}", shown(job))
+        }
     }
 }
 
@@ -771,6 +862,10 @@ fn every_file_read(job: &Job, scratch: &Path) -> Result<Vec<PathBuf>> {
     cmd.args(["--cuda-device-only", "-M", "-MF"])
         .arg(&list)
         .args(["-o", "/dev/null"]);
+    // The compile gave the source's diagnostics (`#warning` among them).
+    let log = scratch.join("every.stderr");
+    let held = Diagnostics::Held(&log);
+    held.apply(job, &mut cmd)?;
     match run_clang(job, &mut cmd)? {
         toolchain::Ended::Ok => {
             let deps = std::fs::read(&list).context("clang wrote no dependency list")?;
@@ -778,7 +873,10 @@ fn every_file_read(job: &Job, scratch: &Path) -> Result<Vec<PathBuf>> {
                 &deps,
             )))
         }
-        _ => bail!("clang failed listing the headers of {}", shown(job)),
+        _ => {
+            held.show()?;
+            bail!("clang failed listing the headers of {}", shown(job))
+        }
     }
 }
 
