@@ -163,7 +163,7 @@ pub fn device(job: &Job, scratch: &Path) -> Result<Made> {
         }
         // The first compile's diagnostics would come again, some of them
         // (remarks) saying what the second compile no longer does.
-        Ok(Registers::Again(options)) => device_once(
+        Ok(Registers::Again(Box::new(options))) => device_once(
             &Job {
                 options,
                 ..job.clone()
@@ -183,7 +183,7 @@ enum Registers {
     /// The compile's decisions stand.
     Stand(Made),
     /// Compile again with these options (the measured counts added).
-    Again(Options),
+    Again(Box<Options>),
 }
 
 /// Where a clang run's standard error goes.
@@ -326,7 +326,7 @@ fn measured_registers(job: &Job, scratch: &Path, mut made: Made) -> Result<Regis
                 count,
             }),
     );
-    Ok(Registers::Again(options))
+    Ok(Registers::Again(Box::new(options)))
 }
 
 /// One device-side compile of `job` with the options it has.
