@@ -154,16 +154,18 @@ pub fn device(job: &Job, scratch: &Path) -> Result<Made> {
     } else {
         Diagnostics::Shown
     };
-    let first =
-        device_once(job, scratch, held).and_then(|made| measured_registers(job, scratch, made));
+    let first = device_once(job, scratch, held).and_then(|mut made| {
+        let again = measured_registers(job, scratch, &mut made)?;
+        Ok((made, again))
+    });
     match first {
-        Ok(Registers::Stand(made)) => {
+        Ok((made, None)) => {
             held.show()?;
             Ok(made)
         }
         // The first compile's diagnostics would come again, some of them
         // (remarks) saying what the second compile no longer does.
-        Ok(Registers::Again(Box::new(options))) => device_once(
+        Ok((_, Some(options))) => device_once(
             &Job {
                 options,
                 ..job.clone()
@@ -176,14 +178,6 @@ pub fn device(job: &Job, scratch: &Path) -> Result<Made> {
             Err(e)
         }
     }
-}
-
-/// What the registers ptxas measured leave to do.
-enum Registers {
-    /// The compile's decisions stand.
-    Stand(Made),
-    /// Compile again with these options (the measured counts added).
-    Again(Box<Options>),
 }
 
 /// Where a clang run's standard error goes.
@@ -237,16 +231,17 @@ impl Diagnostics<'_> {
 /// design.md §8); where a count changes the occupancy the estimate gave,
 /// the device side is decided again with every measured count. Without
 /// ptxas, or when it fails, the estimate stands and the report says so.
-fn measured_registers(job: &Job, scratch: &Path, mut made: Made) -> Result<Registers> {
+/// `Some`: the options to compile again with (the measured counts added).
+fn measured_registers(job: &Job, scratch: &Path, made: &mut Made) -> Result<Option<Options>> {
     let Some(report) = made.report.as_mut().filter(|_| job.kind == Output::Ptx) else {
-        return Ok(Registers::Stand(made));
+        return Ok(None);
     };
     let unknown: Vec<(String, u32)> = (report.kernels.iter())
         .filter(|k| k.simulated.is_some() && job.options.registers_of(&k.symbol).is_none())
         .map(|k| (k.symbol.clone(), k.block_dim.iter().product()))
         .collect();
     if unknown.is_empty() {
-        return Ok(Registers::Stand(made));
+        return Ok(None);
     }
     let estimate = occupancy::ESTIMATED_REGISTERS_PER_THREAD;
     let ptxas = toolchain::cuda(job.cuda_path.as_deref()).and_then(|c| toolchain::ptxas(&c.path));
@@ -254,7 +249,7 @@ fn measured_registers(job: &Job, scratch: &Path, mut made: Made) -> Result<Regis
         report.warnings.push(format!(
             "no ptxas found (run scripts/setup, or give --cuda-path): occupancy estimates {estimate} registers per thread"
         ));
-        return Ok(Registers::Stand(made));
+        return Ok(None);
     };
     let dir = scratch.join("registers");
     std::fs::create_dir_all(&dir)?;
@@ -272,12 +267,12 @@ fn measured_registers(job: &Job, scratch: &Path, mut made: Made) -> Result<Regis
             report.warnings.push(format!(
                 "{e}; occupancy estimates {estimate} registers per thread"
             ));
-            return Ok(Registers::Stand(made));
+            return Ok(None);
         }
     };
     let table = Arch::parse(&report.arch).and_then(|a| Hardware::for_sm(a.sm));
     let Some(hw) = job.options.machine.as_ref().map(|m| &m.hardware).or(table) else {
-        return Ok(Registers::Stand(made));
+        return Ok(None);
     };
     let mut changed = false;
     for (symbol, threads) in &unknown {
@@ -315,7 +310,7 @@ fn measured_registers(job: &Job, scratch: &Path, mut made: Made) -> Result<Regis
                 );
             }
         }
-        return Ok(Registers::Stand(made));
+        return Ok(None);
     }
     let mut options = job.options.clone();
     options.kernel_registers.extend(
@@ -326,7 +321,7 @@ fn measured_registers(job: &Job, scratch: &Path, mut made: Made) -> Result<Regis
                 count,
             }),
     );
-    Ok(Registers::Again(Box::new(options)))
+    Ok(Some(options))
 }
 
 /// One device-side compile of `job` with the options it has.
