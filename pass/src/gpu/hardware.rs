@@ -87,6 +87,21 @@ pub enum Fill {
     WholeLine,
 }
 
+/// How an L1 line's address picks its set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetIndex {
+    /// The line number modulo the sets.
+    Linear,
+    /// Fermi's hash, measured on a GTX470 by Nugteren, Coenen, Corporaal and
+    /// Gómez-Luna ("A Detailed GPU Cache Model Based on Reuse Distance
+    /// Theory", HPCA 2014) and used by GPGPU-Sim's Fermi configuration
+    /// (its `H` set function): for 32 sets, the line's 5 low index bits
+    /// (address bits 7-11 for 128-byte lines) XOR address bits 13, 14, 15,
+    /// 17 and 19; for 64 sets (48 KB), address bit 12 above them. Defined
+    /// for those two set counts only.
+    FermiHash,
+}
+
 /// One architecture's hardware facts. Sizes are in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hardware {
@@ -104,6 +119,8 @@ pub struct Hardware {
     /// Ways per set; `None` where NVIDIA documents none, to be modelled as
     /// fully associative over the stated capacity.
     pub associativity: Option<u32>,
+    /// How a line picks its set, where `associativity` gives sets.
+    pub set_index: SetIndex,
     /// Sets per L1 unit as a microbenchmark or simulator measured them,
     /// with a linear index (line number mod sets) and the ways following
     /// the capacity; uncertain (one tool's measurement), so the model uses
@@ -246,6 +263,7 @@ const COMMON: Hardware = Hardware {
     // Not documented for any part; microbenchmark papers disagree and the
     // set count changes with the carveout.
     associativity: None,
+    set_index: SetIndex::Linear,
     measured_sets: None,
     measured: None,
     l1_slices: 1,

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::Error;
 use crate::gpu::generation::Arch;
-use crate::gpu::hardware::{DataCache, Fill, GlobalLoads, Hardware, WARP_SIZE};
+use crate::gpu::hardware::{DataCache, Fill, GlobalLoads, Hardware, SetIndex, WARP_SIZE};
 
 /// One machine description, read and checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,6 +46,7 @@ pub const KEYS: &[&str] = &[
     "sector_bytes",
     "fill",
     "associativity",
+    "set_index",
     "l1_slices",
     "global_loads",
     "shared_per_sm",
@@ -251,6 +252,18 @@ fn apply(lines: &Lines, hw: &mut Hardware) -> Result<(), Error> {
                 )
             })?;
             ways
+        };
+    }
+    if let Some(v) = lines.get("set_index") {
+        hw.set_index = match v {
+            "linear" => SetIndex::Linear,
+            "fermi-hash" => SetIndex::FermiHash,
+            _ => {
+                return Err(lines.error(
+                    "set_index",
+                    format!("'{v}' is not a set index; give linear or fermi-hash"),
+                ))
+            }
         };
     }
     if let Some(v) = lines.get("global_loads") {
@@ -469,6 +482,23 @@ fn check(lines: &Lines, hw: &Hardware) -> Result<(), Error> {
                 ));
             }
         }
+        if hw.set_index == SetIndex::FermiHash {
+            let sets = hw.associativity.map(|w| lines_n / u64::from(w));
+            if !matches!(sets, Some(32 | 64)) {
+                let has = sets.map_or("no sets (full associativity)".to_string(), |n| format!("{n} sets"));
+                let fix = if lines_n >= 32 && lines_n.is_multiple_of(32) {
+                    format!("associativity = {}, or set_index = linear", lines_n / 32)
+                } else {
+                    "set_index = linear".to_string()
+                };
+                return Err(lines.error(
+                    "set_index",
+                    format!(
+                        "the Fermi hash indexes 32 or 64 sets; the {l1} B L1{with} has {has}{of}; give {fix}"
+                    ),
+                ));
+            }
+        }
         if lines_n > 1 << 26 {
             return Err(lines.error(
                 l1_key,
@@ -568,6 +598,21 @@ mod tests {
     }
 
     #[test]
+    fn a_fermi_like_l1_takes_the_hashed_set_index() {
+        // GPGPU-Sim's GTX480 L1 (scripts/sim-validate writes it so): 16 KB,
+        // 4 ways of 128 B lines = 32 sets, the Fermi hash.
+        let m = Machine::parse(
+            "gtx480",
+            "base = sm_52\nl1_slices = 1\nl1_bytes = 16K\nfill = line\nassociativity = 4\nset_index = fermi-hash",
+        )
+        .unwrap();
+        assert_eq!(m.hardware.set_index, SetIndex::FermiHash);
+        // Not given: the tables' linear index.
+        let m = Machine::parse("m", "base = sm_52").unwrap();
+        assert_eq!(m.hardware.set_index, SetIndex::Linear);
+    }
+
+    #[test]
     fn a_unified_array_takes_its_carveouts() {
         let m = Machine::parse(
             "qv100",
@@ -600,6 +645,10 @@ mod tests {
             ("base = sm_52\nfill = half", "m.txt:2: fill: 'half' is not a fill"),
             ("base = sm_52\nglobal_loads = yes", "m.txt:2: global_loads: 'yes'"),
             ("base = sm_52\nassociativity = some", "m.txt:2: associativity: 'some'"),
+            ("base = sm_52\nset_index = xor", "m.txt:2: set_index: 'xor' is not a set index; give linear or fermi-hash"),
+            // sm_52: 96 lines per unit, fully associative: no sets to hash.
+            ("base = sm_52\nset_index = fermi-hash", "m.txt:2: set_index: the Fermi hash indexes 32 or 64 sets; the 24576 B L1 has no sets (full associativity) in each L1 unit; give associativity = 3, or set_index = linear"),
+            ("base = sm_52\nl1_slices = 1\nl1_bytes = 16K\nassociativity = 8\nset_index = fermi-hash", "m.txt:5: set_index: the Fermi hash indexes 32 or 64 sets; the 16384 B L1 has 16 sets; give associativity = 4, or set_index = linear"),
             ("base = sm_52\nl1_bytes = 1000", "m.txt:2: l1_bytes: the L1 of 1000 B is not a whole number of 128 B lines"),
             // 24 KB = 192 lines, 96 in each of sm_52's 2 L1/TEX units.
             ("base = sm_52\nassociativity = 5", "m.txt:2: associativity: 5 ways do not divide the 96 lines in each L1 unit"),

@@ -38,6 +38,7 @@ pub fn l1_config(hw: &Hardware, bypass: CacheOp, capacity: u32) -> L1Config {
         line_bytes,
         sector_bytes: size(hw.sector_bytes),
         ways: hw.associativity,
+        set_index: hw.set_index,
         slices,
         fill: match hw.fill {
             HwFill::WholeLine => Fill::Line,

@@ -27,6 +27,7 @@
 
 use std::fmt;
 
+use crate::gpu::hardware::SetIndex;
 use crate::model::trace::{Kind, Trace};
 
 /// The L1 line from Fermi on: "A L1 cache line is 128 bytes and maps to a
@@ -120,6 +121,11 @@ pub struct L1Config {
     /// of one slice over the ways; [`L1Config::with_sets`] gives a set count
     /// instead, for any capacity.
     pub ways: Option<u32>,
+    /// How a line picks its set where `ways` leaves more than one. The
+    /// Fermi hash is defined for 32 and 64 sets; at any other set count
+    /// (a scenario's capacity that is not a whole number of the machine's
+    /// sets of `ways`) the index is linear.
+    pub set_index: SetIndex,
     /// Independent L1 units sharing `capacity_bytes` equally, each with its
     /// own sets and LRU state (Maxwell/Pascal: 2, one L1/TEX unit per half
     /// SM; otherwise 1). Block slot `b` of the trace uses unit `b % slices`:
@@ -150,6 +156,7 @@ impl L1Config {
             line_bytes: LINE_BYTES,
             sector_bytes: SECTOR_BYTES,
             ways: None,
+            set_index: SetIndex::Linear,
             slices: 1,
             fill: Fill::Line,
             stores: StorePolicy::EvictLine,
@@ -187,6 +194,7 @@ impl L1Config {
         Ok(L1Config {
             capacity_bytes: (ways * set_bytes) as u32,
             ways: Some(ways as u32),
+            set_index: SetIndex::Linear,
             ..self
         })
     }
@@ -224,10 +232,12 @@ impl L1Config {
                     * u64::from(self.slices),
             });
         }
+        let sets = lines / ways;
         Ok(Geometry {
             slices: self.slices,
-            sets: lines / ways,
+            sets,
             ways,
+            fermi_hash: self.set_index == SetIndex::FermiHash && matches!(sets, 32 | 64),
             sector_shift: self.sector_bytes.trailing_zeros(),
             line_shift: per_line.trailing_zeros(),
             full: if per_line == 32 {
@@ -570,6 +580,9 @@ struct Geometry {
     /// Sets per slice: set `s` of slice `k` is `k * sets + s` overall.
     sets: u32,
     ways: u32,
+    /// The set comes from `SetIndex::FermiHash` (32 or 64 sets), not the
+    /// line number modulo the sets.
+    fermi_hash: bool,
     /// log2 of the sector size.
     sector_shift: u32,
     /// log2 of the sectors per line.
@@ -582,6 +595,9 @@ impl Geometry {
     /// The set of `line` within a slice (a mask where `sets` is a power of
     /// two: a 64-bit division costs tens of cycles).
     fn set_of(&self, line: u64) -> u32 {
+        if self.fermi_hash {
+            return self.fermi_set(line);
+        }
         let sets = u64::from(self.sets);
         // Not `is_power_of_two`, which counts bits (see `count`).
         if sets & (sets - 1) == 0 {
@@ -589,6 +605,20 @@ impl Geometry {
         } else {
             (line % sets) as u32
         }
+    }
+
+    /// `SetIndex::FermiHash`: the line number's 5 low bits XOR address
+    /// bits 13, 14, 15, 17, 19 (as bits 0-4); with 64 sets, address bit 12
+    /// is the sixth bit.
+    fn fermi_set(&self, line: u64) -> u32 {
+        let addr = line << (self.sector_shift + self.line_shift);
+        let bit = |b: u32| (addr >> b) & 1;
+        let upper = ((addr >> 13) & 0b111) | bit(17) << 3 | bit(19) << 4;
+        let mut set = (line & 0x1F) ^ upper;
+        if self.sets == 64 {
+            set |= bit(12) << 5;
+        }
+        set as u32
     }
 
     /// Whether a lookup scans the ways of the set rather than the index.

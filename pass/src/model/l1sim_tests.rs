@@ -333,6 +333,68 @@ fn power_of_two_rows_fall_in_one_set() {
     assert!(L1Config::sector_fill(500).with_sets(4).is_err());
 }
 
+/// Fermi's hashed set index (`SetIndex::FermiHash`, Nugteren et al., HPCA
+/// 2014; GPGPU-Sim's GTX480): lines that a linear index spreads over five
+/// sets fall in one.
+#[test]
+fn fermi_hash_puts_strided_rows_in_one_set() {
+    // Lines 0, 65, 130, 195, 260 (128-byte lines; addresses 0, 8320,
+    // 16640, 24960, 33280). Linear, 32 sets: sets 0, 1, 2, 3, 4. Hash: the
+    // low 5 bits of the line XOR address bits 13-15 (17, 19 are 0 here):
+    // 0^0, 65%32=1 ^ 8320>>13=1, 130%32=2 ^ 2, 3^3, 4^4: set 0 for all.
+    let lines = [0u64, 65, 130, 195, 260];
+    let mut t = trace(&[Kind::Load], 1, 1);
+    for (i, &l) in lines.iter().enumerate() {
+        push(&mut t, (0, 0, 0, i as u32), 4, &[l * 128]);
+    }
+    // Line 0 again.
+    push(&mut t, (0, 0, 0, 5), 4, &[0]);
+    // 16 KB of 128-byte lines, 4 ways: 32 sets (GTX480's L1).
+    let linear = L1Config {
+        ways: Some(4),
+        ..L1Config::line_fill(16384)
+    };
+    // Linear: 5 compulsory misses, then a hit. 6 requests, 6 sectors,
+    // 5 x 128 B.
+    let sim = simulate(&t, &linear, &[true]).unwrap();
+    assert_eq!(sim.loads, counts(6, 6, 1, 5, 640));
+    // Hashed: the fifth line evicts line 0 from set 0's 4 ways (LRU), so
+    // line 0 misses again (evicting line 65): 6 misses, 768 B, two
+    // evictions.
+    let hashed = L1Config {
+        set_index: SetIndex::FermiHash,
+        ..linear
+    };
+    let sim = simulate(&t, &hashed, &[true]).unwrap();
+    assert_eq!(sim.loads, counts(6, 6, 0, 6, 768));
+    assert_eq!(sim.evictions, 2);
+    // Address bits 17 and 19 are the hash's bits 3 and 4: line 1024
+    // (address 0x20000) is set 0 ^ 8 = 8, line 4096 (0x80000) set 16; with
+    // 64 sets, address bit 12 (line 32) is the sixth bit: set 32.
+    let g32 = hashed.geometry().unwrap();
+    assert_eq!((g32.set_of(1024), g32.set_of(4096), g32.set_of(32)), (8, 16, 0));
+    let g64 = L1Config {
+        ways: Some(6),
+        ..L1Config::line_fill(49152)
+    };
+    let g64 = L1Config {
+        set_index: SetIndex::FermiHash,
+        ..g64
+    }
+    .geometry()
+    .unwrap();
+    assert_eq!((g64.sets, g64.set_of(32), g64.set_of(33)), (64, 32, 33));
+    // At a set count the hash does not define (a scenario's smaller L1:
+    // 15 KB of 4 ways, 30 sets) the index is linear: line 65 is set 5.
+    let odd = L1Config {
+        capacity_bytes: 15360,
+        ..hashed
+    }
+    .geometry()
+    .unwrap();
+    assert_eq!((odd.sets, odd.set_of(65)), (30, 5));
+}
+
 /// (g) Issue 19: stores that allocate (Accel-Sim's reading of Volta).
 #[test]
 fn allocating_stores_make_written_sectors_hit() {
