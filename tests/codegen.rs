@@ -279,3 +279,48 @@ fn simulator_programs_keep_clangs_code() {
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Debug info asked for the device side through a flag pair, as nvcc-style
+/// builds and cc1 users write it: `-Xarch_device -g` and `-Xclang
+/// -debug-info-kind=limited`. The driver keyed its decisions with line
+/// tables of its own and removed all debug info after, as if the user had
+/// asked for none (7 `.loc` lines in clang's PTX, 0 in the driver's; 10,336
+/// lines against 34). Now they count as `-g`: under `off` the PTX is
+/// clang's byte for byte, under `auto` equal once operators are removed.
+#[test]
+fn device_debug_flag_pairs_keep_the_debug_info() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = testdata("programs/checksum.cu");
+    for pair in [
+        ["-Xarch_device", "-g"],
+        ["-Xclang", "-debug-info-kind=limited"],
+    ] {
+        let reference = dir.path().join("clang.ptx");
+        let out = run(device_clang("sm_70")
+            .args(["-O3", "-S"])
+            .args(pair)
+            .arg("-o")
+            .arg(&reference)
+            .arg(&file));
+        assert!(out.status.success(), "clang {pair:?}: {}", text(&out).1);
+        let clang = std::fs::read_to_string(&reference).unwrap();
+        assert!(
+            clang.contains("\t.loc\t"),
+            "{pair:?}: clang wrote no line info"
+        );
+        for policy in ["off", "auto"] {
+            let ptx = dir.path().join(format!("{policy}.ptx"));
+            let policy_flag = format!("--cache-policy={policy}");
+            let (ok, err) = gpucc_to(&file, "sm_70", &ptx, &[&policy_flag, pair[0], pair[1]]);
+            assert!(ok, "{pair:?} {policy}: {err}");
+            let ours = std::fs::read_to_string(&ptx).unwrap();
+            if policy == "off" {
+                assert!(ours == clang, "{pair:?}: not byte-identical to clang");
+            }
+            assert!(
+                normalized(&ours) == normalized(&clang),
+                "{pair:?} {policy}: code differs from clang beyond cache operators"
+            );
+        }
+    }
+}

@@ -173,6 +173,21 @@ pub fn enables_debug(flag: &str) -> bool {
             .is_some_and(|v| matches!(v, "1" | "2" | "3"))
 }
 
+/// Whether the flag pair `flag value` turns the device side's debug info
+/// on (`Some(true)`) or off (`Some(false)`): `-Xarch_device -g` (any flag
+/// of [`enables_debug`], or `-g0`), `-Xclang -debug-info-kind=KIND` (on
+/// unless KIND is `none`); `None` for any other pair.
+pub fn debug_pair(flag: &str, value: &str) -> Option<bool> {
+    match flag {
+        "-Xarch_device" if enables_debug(value) => Some(true),
+        "-Xarch_device" if value == "-g0" => Some(false),
+        "-Xclang" => value
+            .strip_prefix("-debug-info-kind=")
+            .map(|kind| kind != "none"),
+        _ => None,
+    }
+}
+
 /// Clang modes that produce no device code (preprocessing, dependency
 /// lists, a syntax check, the command lines clang would run): the driver
 /// hands them to clang whole, so build systems get clang's own answer.
@@ -535,8 +550,14 @@ impl Split {
             self.language = (l != "none").then(|| l.into());
         } else if !self.take_mode(a)? && !self.take_arch(argv, i)? && !self.take_sidecar(argv, i)? {
             if CLANG_VALUED.contains(&a) {
+                let v = value_of(argv, i, a)?;
+                // Debug info asked for through a flag for the device side or
+                // for cc1 (`-Xarch_device -g`, `-Xclang -debug-info-kind=`).
+                if let Some(on) = debug_pair(a, v) {
+                    self.debug = on;
+                }
                 self.clang.push(a.into());
-                self.clang.push(value_of(argv, i, a)?.into());
+                self.clang.push(v.into());
             } else if a.starts_with('-') {
                 self.clang.push(a.into());
             } else {

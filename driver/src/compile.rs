@@ -149,19 +149,19 @@ pub fn device(job: &Job, scratch: &Path) -> Result<Made> {
     let log = scratch.join("device.stderr");
     // Not an earlier arch's, in a build that shares `scratch`.
     let _ = std::fs::remove_file(&log);
-    let held = if job.kind == Output::Ptx && !is_ir(job) {
-        Diagnostics::Held(&log)
-    } else {
+    let held = if is_ir(job) {
         Diagnostics::Shown
+    } else {
+        Diagnostics::Held(&log)
     };
     let first = device_once(job, scratch, held).and_then(|mut made| {
         let again = measured_registers(job, scratch, &mut made)?;
         Ok((made, again))
     });
-    match first {
+    let made = match first {
         Ok((made, None)) => {
             held.show()?;
-            Ok(made)
+            made
         }
         // The first compile's diagnostics would come again, some of them
         // (remarks) saying what the second compile no longer does.
@@ -172,12 +172,40 @@ pub fn device(job: &Job, scratch: &Path) -> Result<Made> {
             },
             scratch,
             Diagnostics::Shown,
-        ),
+        )?,
+        // An error of the plugin's (a --decisions line naming no load of
+        // the module) is the driver's own: one line, as the driver's
+        // other errors, without clang's summary of it.
         Err(e) => {
-            held.show()?;
-            Err(e)
+            return match held.show_but_plugin_error()? {
+                Some(message) => Err(anyhow!("{message}")),
+                None => Err(e),
+            }
         }
+    };
+    Ok(with_default_operator_said(job, made))
+}
+
+/// ptxas' `-dlcm` (`--def-load-cache`) sets the operator of plain loads
+/// only; an operator the PTX names takes precedence (ptxas documentation:
+/// "default cache modifier"). Where the user gave one and the driver wrote
+/// operators, the report says which wins, once per compile.
+fn with_default_operator_said(job: &Job, mut made: Made) -> Made {
+    let dlcm = (job.ptxas_flags.iter())
+        .find(|f| f.starts_with("-dlcm") || f.starts_with("--def-load-cache"));
+    let Some((flag, report)) = dlcm.zip(made.report.as_mut()) else {
+        return made;
+    };
+    let decided = (report.kernels.iter())
+        .flat_map(|k| &k.loads)
+        .filter(|l| l.decision != "default")
+        .count();
+    if decided > 0 {
+        report.warnings.push(format!(
+            "-Xptxas {flag} sets the cache operator of the loads left plain only: the {decided} loads gpucc-cache decided name their own, which ptxas keeps (--cache-policy=cache-none bypasses L1 for every decided load)"
+        ));
     }
+    made
 }
 
 /// Where a clang run's standard error goes.
@@ -207,6 +235,27 @@ impl Diagnostics<'_> {
         }
         cmd.stderr(file);
         Ok(())
+    }
+
+    /// Copies a held run's standard error to ours, except the plugin's
+    /// error (clang's `error: gpucc-cache: ...`) and clang's count of
+    /// errors, where the plugin gave one: then its message.
+    fn show_but_plugin_error(self) -> Result<Option<String>> {
+        let Diagnostics::Held(path) = self else {
+            return Ok(None);
+        };
+        let text = String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned();
+        let ours = |l: &str| l.strip_prefix("error: gpucc-cache: ").map(str::to_string);
+        let Some(message) = text.lines().find_map(ours) else {
+            self.show()?;
+            return Ok(None);
+        };
+        let summary = |l: &str| l.contains(" error generated") || l.contains(" errors generated");
+        let mut err = std::io::stderr().lock();
+        for line in text.lines().filter(|l| ours(l).is_none() && !summary(l)) {
+            writeln!(err, "{line}").context("cannot write clang's messages to standard error")?;
+        }
+        Ok(Some(message))
     }
 
     /// Copies a held run's standard error to ours.
@@ -779,7 +828,8 @@ fn without_debug(flags: &[String]) -> Vec<String> {
     let mut i = 0;
     while i < flags.len() {
         let f = &flags[i];
-        if f.starts_with("-Xarch_") && flags.get(i + 1).is_some_and(|g| debug(g)) {
+        let pair = |g: &String| debug(g) || crate::args::debug_pair(f, g).is_some();
+        if (f.starts_with("-Xarch_") || f == "-Xclang") && flags.get(i + 1).is_some_and(pair) {
             i += 2;
             continue;
         }

@@ -35,9 +35,7 @@ pub struct Decisions {
 
 impl Decisions {
     pub fn read(path: &str) -> Result<Decisions, Error> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::File {
-            message: format!("cannot read the decisions file {path}: {e}; check the path"),
-        })?;
+        let text = crate::options::read_text_file("the decisions file", path)?;
         Decisions::parse(path, &text)
     }
 

@@ -297,6 +297,11 @@ impl Walk {
             self.function = name;
             self.key = None;
         }
+        // The user's inline asm is theirs, `.loc` and labels included:
+        // nothing in it is a key, debug info we added, or a load to decide.
+        if self.in_asm {
+            return Some(line.to_string());
+        }
         if let Some((file, n)) = loc_file_line(t) {
             let ours = self.key_files.contains(&file);
             self.key = if ours { Key::from_line(n) } else { None };
@@ -314,9 +319,6 @@ impl Walk {
             if t.starts_with(".target") {
                 return Some(line.replace(", debug", ""));
             }
-        }
-        if self.in_asm {
-            return Some(line.to_string());
         }
         Some(self.instruction(line))
     }

@@ -167,9 +167,7 @@ fn parse_number(s: &str) -> Option<u64> {
 impl Machine {
     /// Reads and checks the description at `path`.
     pub fn read(path: &str) -> Result<Machine, Error> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::File {
-            message: format!("cannot read the machine description {path}: {e}; check the path"),
-        })?;
+        let text = crate::options::read_text_file("the machine description", path)?;
         Machine::parse(path, &text)
     }
 
@@ -485,7 +483,9 @@ fn check(lines: &Lines, hw: &Hardware) -> Result<(), Error> {
         if hw.set_index == SetIndex::FermiHash {
             let sets = hw.associativity.map(|w| lines_n / u64::from(w));
             if !matches!(sets, Some(32 | 64)) {
-                let has = sets.map_or("no sets (full associativity)".to_string(), |n| format!("{n} sets"));
+                let has = sets.map_or("no sets (full associativity)".to_string(), |n| {
+                    format!("{n} sets")
+                });
                 let fix = if lines_n >= 32 && lines_n.is_multiple_of(32) {
                     format!("associativity = {}, or set_index = linear", lines_n / 32)
                 } else {

@@ -372,7 +372,10 @@ fn fermi_hash_puts_strided_rows_in_one_set() {
     // (address 0x20000) is set 0 ^ 8 = 8, line 4096 (0x80000) set 16; with
     // 64 sets, address bit 12 (line 32) is the sixth bit: set 32.
     let g32 = hashed.geometry().unwrap();
-    assert_eq!((g32.set_of(1024), g32.set_of(4096), g32.set_of(32)), (8, 16, 0));
+    assert_eq!(
+        (g32.set_of(1024), g32.set_of(4096), g32.set_of(32)),
+        (8, 16, 0)
+    );
     let g64 = L1Config {
         ways: Some(6),
         ..L1Config::line_fill(49152)
