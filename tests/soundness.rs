@@ -240,3 +240,49 @@ fn no_verdict_without_evidence() {
         );
     }
 }
+
+/// A function that fences at device scope (`__threadfence()`, the
+/// last-block reduction of CUDA's samples) reads what other blocks wrote
+/// during the kernel. On sm_52 and sm_61 a plain `ld.global` is served
+/// from L2 only by default, which such code relies on; a `.ca` written for
+/// a "cache" decision could serve a stale line from the SM's L1 (not
+/// coherent for global data, PTX ISA). So its loads stay plain there,
+/// with the reason, while `smooth` (no fence) in the same file is cached
+/// as before; on sm_70, where a plain load allocates in L1 anyway, the
+/// decisions are the model's.
+#[test]
+fn loads_of_a_fencing_function_stay_plain_where_l1_is_opt_in() {
+    let input = testdata("cu/last_block_reduction.cu");
+    for arch in ["sm_52", "sm_61"] {
+        let (report, ptx) = driver_report(&input, arch, &[]);
+        let fenced = unit(&report, "sum_last_block");
+        let loads = fenced["loads"].as_array().unwrap();
+        assert!(loads.len() >= 2, "{fenced}");
+        for l in loads {
+            assert_eq!(l["decision"], "default", "{arch}: {l}");
+        }
+        assert!(
+            (loads.iter()).any(|l| l["reason"]
+                .as_str()
+                .unwrap()
+                .contains("fences at device scope")),
+            "{arch}: {fenced}"
+        );
+        let smooth = unit(&report, "smooth");
+        assert!(
+            (smooth["loads"].as_array().unwrap().iter()).all(|l| l["decision"] == "cache"),
+            "{arch}: {smooth}"
+        );
+        // Only `smooth`'s three loads name .ca.
+        assert_eq!(ptx.matches("ld.global.ca").count(), 3, "{arch}:\n{ptx}");
+    }
+    let (report, _) = driver_report(&input, "sm_70", &[]);
+    let fenced = unit(&report, "sum_last_block")["loads"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(
+        fenced.iter().any(|l| l["decision"] == "cache"),
+        "{fenced:?}"
+    );
+}

@@ -487,6 +487,8 @@ fn analyze_keeping(
         let Some(mut done) = done else {
             continue;
         };
+        let reached = reaches.get(&unit.function).unwrap_or(&none);
+        set.keep_fenced_loads_plain(unit.function, reached, &mut done);
         if let Some(trace) = done.trace.take() {
             traces.push(KernelTrace {
                 name: done.report.name.clone(),
@@ -1014,6 +1016,63 @@ impl Walk<'_> {
 }
 
 impl Setting<'_> {
+    /// Where plain global loads do not allocate in L1 by default (sm_5x,
+    /// sm_61/62: `GlobalLoads::OptIn`, `L2Only`), a function that fences at
+    /// device or system scope (`__threadfence()`, `membar.gl`/`.sys`, an IR
+    /// `fence`), itself or in what it calls, may read what other blocks
+    /// wrote before it: L1 is not coherent for global data (PTX ISA, cache
+    /// operators), so a `.ca` written for a cached decision could serve a
+    /// line this SM read earlier, stale, where the part's default (L2
+    /// only) would not. Its loads decided "cache" are left as clang wrote
+    /// them. PTX allows the stale read either way (a plain `ld` is `.ca`);
+    /// code like CUDA's last-block reductions relies on the default, and
+    /// when soundness is in doubt the driver assumes the worst.
+    fn keep_fenced_loads_plain(
+        &self,
+        function: Value,
+        reached: &HashSet<Value>,
+        out: &mut UnitResult,
+    ) {
+        if self.hardware.global_loads == crate::gpu::hardware::GlobalLoads::L1ByDefault {
+            return;
+        }
+        let fences = |f: &Value| {
+            f.instructions().any(|inst| match inst.opcode() {
+                Some(Opcode::LLVMFence) => true,
+                Some(Opcode::LLVMCall) => {
+                    let callee = inst.called_value();
+                    let name = if callee.is_function() {
+                        callee.name()
+                    } else {
+                        String::new()
+                    };
+                    name.starts_with("llvm.nvvm.membar.gl")
+                        || name.starts_with("llvm.nvvm.membar.sys")
+                        || (name.starts_with("llvm.nvvm.fence.") && !name.contains(".cta"))
+                }
+                _ => false,
+            })
+        };
+        if !fences(&function) && !reached.iter().any(fences) {
+            return;
+        }
+        let cached: Vec<usize> = (out.report.loads.iter().enumerate())
+            .filter(|(_, l)| l.decision == Decision::Cache.name())
+            .map(|(i, _)| i)
+            .collect();
+        for entry in cached {
+            let Some(&load) = out.entry_loads.get(entry) else {
+                continue;
+            };
+            let reason = format!(
+                "the function fences at device scope (__threadfence): its loads may read what other blocks wrote, and {}'s L1 is not coherent; left as clang wrote it (L2 only by default) instead of cached ({})",
+                self.arch,
+                out.report.loads[entry].reason
+            );
+            self.set_decision(out, entry, load, Decision::Default, reason);
+        }
+    }
+
     /// Gives report entry `entry` (the load `load`) `decision` with
     /// `reason`: its operator, key and lowering plan, as the policy's
     /// decisions get them in `add_load`. `auto`'s model and forced
