@@ -77,6 +77,18 @@ fn missing_empty_malformed_and_foreign_inputs() {
         "does not exist",
     );
     assert_clean_failure(&[&cu, "-o", dir], "is a directory");
+    // A line break in the file name would end a PTX comment and leave the
+    // rest of the name as a line ptxas rejects (the adversarial review,
+    // ninth session): refused for -S and for objects alike.
+    let odd = out.path().join("line\nbreak.cu");
+    std::fs::copy(&cu, &odd).unwrap();
+    let odd = odd.to_str().unwrap();
+    for mode in ["-S", "-c"] {
+        assert_clean_failure(
+            &[odd, mode, "-o", o],
+            "has a line break in its name, which would break the PTX; rename it",
+        );
+    }
 }
 
 #[test]

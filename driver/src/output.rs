@@ -24,7 +24,17 @@ use anyhow::{anyhow, bail, Context as _, Result};
 /// pipe: clang and the IR reader both need to read it whole; `-` reads
 /// standard input). Its language is `args`' question.
 pub fn check_input(input: &Path) -> Result<()> {
-    check_regular(input, "a .cu, .ll or .bc file")
+    check_regular(input, "a .cu, .ll or .bc file")?;
+    // The line tables that carry the decisions name the file in PTX
+    // comments; a line break in the name would put the rest of it on a
+    // line of its own, which ptxas rejects.
+    if input.as_os_str().as_encoded_bytes().contains(&b'\n') {
+        bail!(
+            "input file {:?} has a line break in its name, which would break the PTX; rename it",
+            input.display().to_string()
+        );
+    }
+    Ok(())
 }
 
 /// `input` exists and is a regular file; `give` says what to give instead.
