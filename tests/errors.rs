@@ -89,6 +89,14 @@ fn missing_empty_malformed_and_foreign_inputs() {
             "has a line break in its name, which would break the PTX; rename it",
         );
     }
+    // A name that is not UTF-8 panicked (exit 101, a backtrace).
+    use std::os::unix::ffi::OsStrExt as _;
+    let bytes = out.path().join(std::ffi::OsStr::from_bytes(b"\xff\xfe.cu"));
+    std::fs::copy(&cu, &bytes).unwrap();
+    assert_clean_exit(
+        Command::new(driver()).arg(&bytes).args(["-S", "-o", o]),
+        "is not UTF-8 text; rename the file (or give the flag) in UTF-8",
+    );
 }
 
 #[test]

@@ -255,19 +255,21 @@ fn loads_of_a_fencing_function_stay_plain_where_l1_is_opt_in() {
     let input = testdata("cu/last_block_reduction.cu");
     for arch in ["sm_52", "sm_61"] {
         let (report, ptx) = driver_report(&input, arch, &[]);
-        let fenced = unit(&report, "sum_last_block");
-        let loads = fenced["loads"].as_array().unwrap();
-        assert!(loads.len() >= 2, "{fenced}");
-        for l in loads {
-            assert_eq!(l["decision"], "default", "{arch}: {l}");
+        for name in ["sum_last_block", "sum_asm_fence"] {
+            let fenced = unit(&report, name);
+            let loads = fenced["loads"].as_array().unwrap();
+            assert!(loads.len() >= 2, "{fenced}");
+            for l in loads {
+                assert_eq!(l["decision"], "default", "{arch}: {l}");
+            }
+            assert!(
+                (loads.iter()).any(|l| l["reason"]
+                    .as_str()
+                    .unwrap()
+                    .contains("fences beyond its block")),
+                "{arch}: {fenced}"
+            );
         }
-        assert!(
-            (loads.iter()).any(|l| l["reason"]
-                .as_str()
-                .unwrap()
-                .contains("fences at device scope")),
-            "{arch}: {fenced}"
-        );
         let smooth = unit(&report, "smooth");
         assert!(
             (smooth["loads"].as_array().unwrap().iter()).all(|l| l["decision"] == "cache"),

@@ -442,6 +442,9 @@ struct Split {
     emit_llvm: bool,
     verbose: bool,
     debug: bool,
+    /// Debug info as the last `-Xclang -debug-info-kind=` says, which cc1
+    /// applies after `-g` and `-g0` whatever their order.
+    cc1_debug: Option<bool>,
     pass_through: bool,
     archs: Vec<String>,
     opt_level: Option<u8>,
@@ -531,6 +534,11 @@ impl Split {
             // gets what it was mapped to instead.
             let mapped = self.clang[before..].to_vec();
             self.clang_raw.extend(mapped);
+            // Which side a pass-through run (-E, -M, -fsyntax-only) is for:
+            // kept for clang, though the compile routes choose the side.
+            if matches!(a, "--cuda-host-only" | "--cuda-device-only") {
+                self.clang_raw.push(a.into());
+            }
             if let Some(arch) = self.archs.get(archs_before) {
                 self.clang_raw.push(format!("--cuda-gpu-arch={arch}"));
             }
@@ -553,8 +561,12 @@ impl Split {
                 let v = value_of(argv, i, a)?;
                 // Debug info asked for through a flag for the device side or
                 // for cc1 (`-Xarch_device -g`, `-Xclang -debug-info-kind=`).
-                if let Some(on) = debug_pair(a, v) {
-                    self.debug = on;
+                match debug_pair(a, v) {
+                    // cc1 reads `-Xclang` flags after what the driver made
+                    // of `-g`/`-g0`: the last of them wins over those.
+                    Some(on) if a == "-Xclang" => self.cc1_debug = Some(on),
+                    Some(on) => self.debug = on,
+                    None => {}
                 }
                 self.clang.push(a.into());
                 self.clang.push(v.into());
@@ -1022,7 +1034,7 @@ fn device_job(split: &Split, own: &Own, arch: Option<Arch>, template: bool) -> R
         arch,
         opt_level: split.opt_level.unwrap_or(3),
         opt_given: split.opt_level.is_some(),
-        debug: split.debug,
+        debug: split.cc1_debug.unwrap_or(split.debug),
         options,
         report,
         report_file: own.cache_report_file.clone(),

@@ -133,6 +133,9 @@ pub fn run(job: &Job) -> Result<()> {
     Ok(())
 }
 
+/// The report the plugin writes for the driver, in the scratch directory.
+const REPORT_FILE: &str = "report.json";
+
 /// The dependency list clang writes for the driver, in the scratch
 /// directory: every file the compile read.
 const DEPS_FILE: &str = "all.d";
@@ -177,13 +180,31 @@ pub fn device(job: &Job, scratch: &Path) -> Result<Made> {
         // the module) is the driver's own: one line, as the driver's
         // other errors, without clang's summary of it.
         Err(e) => {
-            return match held.show_but_plugin_error()? {
+            return match held.show_but_plugin_error(&scratch.join(REPORT_FILE))? {
                 Some(message) => Err(anyhow!("{message}")),
                 None => Err(e),
             }
         }
     };
     Ok(with_default_operator_said(job, made))
+}
+
+/// `line` without the terminal's colour sequences (`ESC [ ... m`).
+fn without_colours(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// ptxas' `-dlcm` (`--def-load-cache`) sets the operator of plain loads
@@ -228,9 +249,12 @@ impl Diagnostics<'_> {
         };
         let file = std::fs::File::create(path)
             .with_context(|| format!("cannot create {}", path.display()))?;
-        let coloured =
-            |f: &String| f.contains("color-diagnostics") || f.starts_with("-fdiagnostics-color");
-        if std::io::stderr().is_terminal() && !job.clang_flags.iter().any(coloured) {
+        // Any colour flag of the user's decides (`-f[no-]color-diagnostics`,
+        // `-f[no-]diagnostics-color[=...]`); else clang's own rule: a
+        // terminal that is not `TERM=dumb`.
+        let coloured = |f: &String| f.starts_with("-f") && f.contains("color");
+        let dumb = std::env::var("TERM").is_ok_and(|t| t == "dumb");
+        if std::io::stderr().is_terminal() && !dumb && !job.clang_flags.iter().any(coloured) {
             cmd.arg("-fcolor-diagnostics");
         }
         cmd.stderr(file);
@@ -238,24 +262,35 @@ impl Diagnostics<'_> {
     }
 
     /// Copies a held run's standard error to ours, except the plugin's
-    /// error (clang's `error: gpucc-cache: ...`) and clang's count of
-    /// errors, where the plugin gave one: then its message.
-    fn show_but_plugin_error(self) -> Result<Option<String>> {
+    /// error and clang's count of errors, where the plugin wrote one
+    /// (`options::error_file` beside `report`): then its message. The
+    /// plugin's own file, not a line of the text, says so: a source's
+    /// message may read like one.
+    fn show_but_plugin_error(self, report: &Path) -> Result<Option<String>> {
         let Diagnostics::Held(path) = self else {
             return Ok(None);
         };
-        let text = String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned();
-        let ours = |l: &str| l.strip_prefix("error: gpucc-cache: ").map(str::to_string);
-        let Some(message) = text.lines().find_map(ours) else {
+        let Ok(message) = std::fs::read_to_string(gpucc_cache_pass::options::error_file(report))
+        else {
             self.show()?;
             return Ok(None);
         };
-        let summary = |l: &str| l.contains(" error generated") || l.contains(" errors generated");
+        let text = String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned();
+        let ours = format!(
+            "error: gpucc-cache: {}",
+            message.lines().next().unwrap_or("")
+        );
+        let summary =
+            |l: &str| l.ends_with(" error generated.") || l.contains(" error generated when");
         let mut err = std::io::stderr().lock();
-        for line in text.lines().filter(|l| ours(l).is_none() && !summary(l)) {
+        for line in text.lines() {
+            let plain = without_colours(line);
+            if plain.contains(&ours) || (summary(&plain) && !plain.contains("errors")) {
+                continue;
+            }
             writeln!(err, "{line}").context("cannot write clang's messages to standard error")?;
         }
-        Ok(Some(message))
+        Ok(Some(message.trim_end().to_string()))
     }
 
     /// Copies a held run's standard error to ours.
@@ -713,7 +748,9 @@ fn through_clang(job: &Job, scratch: &Path, diagnostics: Diagnostics) -> Result<
     let original = job;
     let (clang, cuda) = find_tools(job)?;
     let plugin = toolchain::plugin()?;
-    let report_path = scratch.join("report.json");
+    let report_path = scratch.join(REPORT_FILE);
+    // Not an earlier compile's error (`Diagnostics::show_but_plugin_error`).
+    let _ = std::fs::remove_file(gpucc_cache_pass::options::error_file(&report_path));
     let ptx = job.kind == Output::Ptx;
     let mut opts = Options {
         report: ReportFormat::Json,

@@ -52,12 +52,12 @@ fn main() -> ExitCode {
     // First, so that no LLVM code runs without it.
     fatal::install();
     interrupt::install();
-    let result = response::expand(&std::env::args().skip(1).collect::<Vec<_>>()).and_then(
-        |(argv, files)| {
+    let result = utf8_args()
+        .and_then(|args| response::expand(&args))
+        .and_then(|(argv, files)| {
             output::set_response_files(files);
             dispatch(&argv)
-        },
-    );
+        });
     match result {
         Ok(code) => code,
         Err(e) => {
@@ -70,6 +70,20 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The arguments after the program's name; an error naming the first that
+/// is not UTF-8 (clang's and LLVM's interfaces take text).
+fn utf8_args() -> Result<Vec<String>> {
+    (std::env::args_os().skip(1))
+        .map(|a| {
+            a.into_string().map_err(|a| {
+                anyhow::anyhow!(
+                    "argument {a:?} is not UTF-8 text; rename the file (or give the flag) in UTF-8"
+                )
+            })
+        })
+        .collect()
 }
 
 fn dispatch(argv: &[String]) -> Result<ExitCode> {

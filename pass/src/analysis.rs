@@ -1015,6 +1015,20 @@ impl Walk<'_> {
     }
 }
 
+/// Whether PTX text (an inline asm template) fences beyond the block:
+/// `membar.gl`, `membar.sys`, or a `fence` whose scope is not `.cta` (PTX
+/// ISA, `membar`/`fence`).
+fn asm_fences_beyond_block(text: &str) -> bool {
+    text.split([';', '\n']).any(|stmt| {
+        // The opcode, after an optional predicate guard (`@p`) or label.
+        let op = (stmt.split_whitespace())
+            .find(|w| !w.starts_with('@') && !w.ends_with(':'))
+            .unwrap_or("");
+        (op.starts_with("membar.") && !op.starts_with("membar.cta"))
+            || (op.starts_with("fence.") && !op.contains(".cta"))
+    })
+}
+
 impl Setting<'_> {
     /// Where plain global loads do not allocate in L1 by default (sm_5x,
     /// sm_61/62: `GlobalLoads::OptIn`, `L2Only`), a function that fences at
@@ -1038,9 +1052,18 @@ impl Setting<'_> {
         }
         let fences = |f: &Value| {
             f.instructions().any(|inst| match inst.opcode() {
+                // An IR fence (scopes not told apart: the worst case). Not
+                // an atomic's own ordering: clang writes CUDA's relaxed
+                // `atomicAdd` as a `seq_cst` read-modify-write, which the
+                // backend emits without a fence.
                 Some(Opcode::LLVMFence) => true,
                 Some(Opcode::LLVMCall) => {
                     let callee = inst.called_value();
+                    if callee.is_inline_asm() {
+                        // libcu++'s scoped atomics and fences, and users'
+                        // own: `membar.gl`, `fence.acq_rel.gpu`, ...
+                        return asm_fences_beyond_block(&callee.asm_text());
+                    }
                     let name = if callee.is_function() {
                         callee.name()
                     } else {
@@ -1057,7 +1080,8 @@ impl Setting<'_> {
             return;
         }
         let cached: Vec<usize> = (out.report.loads.iter().enumerate())
-            .filter(|(_, l)| l.decision == Decision::Cache.name())
+            // A decision the user forced (`--decisions`) is theirs.
+            .filter(|(i, l)| l.decision == Decision::Cache.name() && !out.forced.contains(i))
             .map(|(i, _)| i)
             .collect();
         for entry in cached {
@@ -1065,7 +1089,7 @@ impl Setting<'_> {
                 continue;
             };
             let reason = format!(
-                "the function fences at device scope (__threadfence): its loads may read what other blocks wrote, and {}'s L1 is not coherent; left as clang wrote it (L2 only by default) instead of cached ({})",
+                "the function fences beyond its block (__threadfence, membar.gl/.sys, a fence): its loads may read what other blocks wrote, and {}'s L1 is not coherent; left as clang wrote it (L2 only by default) instead of cached ({})",
                 self.arch,
                 out.report.loads[entry].reason
             );

@@ -546,6 +546,14 @@ pub fn read_text_file(what: &str, path: &str) -> Result<String, Error> {
     Err(Error::File { message })
 }
 
+/// Where the plugin writes its error beside the report file `report` (the
+/// driver's scratch `report.json` gives `report.error`): the message clang
+/// printed as `error: gpucc-cache: ...`, for the driver to tell it from
+/// the source's own messages.
+pub fn error_file(report: &std::path::Path) -> std::path::PathBuf {
+    report.with_extension("error")
+}
+
 /// The most bytes a machine description or decisions file may have (1 MiB:
 /// thousands of lines).
 pub const MAX_TEXT_FILE: u64 = 1 << 20;

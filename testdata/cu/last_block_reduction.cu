@@ -36,6 +36,21 @@ __global__ void sum_last_block(const float *in, float *partial, float *result, i
   }
 }
 
+// The same publish-and-count through inline asm, as libcu++'s scoped
+// atomics and fences write it (`membar.gl`).
+__global__ void sum_asm_fence(const float *in, float *partial, float *result) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (threadIdx.x == 0) {
+    partial[blockIdx.x] = in[i] + in[i + 1];
+    asm volatile("membar.gl;" ::: "memory");
+    if (atomicInc(&blocks_done, gridDim.x) == gridDim.x - 1) {
+      float total = 0.0f;
+      for (int b = 0; b < gridDim.x; ++b) total += partial[b];
+      *result = total;
+    }
+  }
+}
+
 __global__ void smooth(const float *in, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i > 0 && i + 1 < n) out[i] = 0.25f * in[i - 1] + 0.5f * in[i] + 0.25f * in[i + 1];
@@ -50,6 +65,7 @@ int main() {
   cudaMalloc(&out, n * sizeof(float));
   cudaMemset(in, 0, n * sizeof(float));
   sum_last_block<<<grid, block>>>(in, partial, result, n);
+  sum_asm_fence<<<grid, block>>>(in, partial, result);
   smooth<<<grid, block>>>(in, out, n);
   float r = 0.0f;
   cudaMemcpy(&r, result, sizeof(float), cudaMemcpyDeviceToHost);

@@ -480,6 +480,12 @@ fn check(lines: &Lines, hw: &Hardware) -> Result<(), Error> {
                 ));
             }
         }
+        if hw.set_index == SetIndex::FermiHash && line != 128 {
+            return Err(lines.error(
+                "set_index",
+                format!("the Fermi hash is measured for 128 B lines, not {line} B; give line_bytes = 128, or set_index = linear"),
+            ));
+        }
         if hw.set_index == SetIndex::FermiHash {
             let sets = hw.associativity.map(|w| lines_n / u64::from(w));
             if !matches!(sets, Some(32 | 64)) {
@@ -649,6 +655,7 @@ mod tests {
             // sm_52: 96 lines per unit, fully associative: no sets to hash.
             ("base = sm_52\nset_index = fermi-hash", "m.txt:2: set_index: the Fermi hash indexes 32 or 64 sets; the 24576 B L1 has no sets (full associativity) in each L1 unit; give associativity = 3, or set_index = linear"),
             ("base = sm_52\nl1_slices = 1\nl1_bytes = 16K\nassociativity = 8\nset_index = fermi-hash", "m.txt:5: set_index: the Fermi hash indexes 32 or 64 sets; the 16384 B L1 has 16 sets; give associativity = 4, or set_index = linear"),
+            ("base = sm_52\nl1_slices = 1\nl1_bytes = 16K\nline_bytes = 64\nsector_bytes = 32\nassociativity = 8\nset_index = fermi-hash", "m.txt:7: set_index: the Fermi hash is measured for 128 B lines, not 64 B; give line_bytes = 128, or set_index = linear"),
             ("base = sm_52\nl1_bytes = 1000", "m.txt:2: l1_bytes: the L1 of 1000 B is not a whole number of 128 B lines"),
             // 24 KB = 192 lines, 96 in each of sm_52's 2 L1/TEX units.
             ("base = sm_52\nassociativity = 5", "m.txt:2: associativity: 5 ways do not divide the 96 lines in each L1 unit"),

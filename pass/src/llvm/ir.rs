@@ -642,6 +642,24 @@ impl Value {
         unsafe { !LLVMIsAInlineAsm(self.0).is_null() }
     }
 
+    /// An inline asm value's template text; empty for any other value.
+    pub fn asm_text(self) -> String {
+        if !self.is_inline_asm() {
+            return String::new();
+        }
+        let mut len = 0usize;
+        // SAFETY: `self` is an inline asm value; LLVM returns a pointer to
+        // `len` bytes it owns, valid while the value lives, read at once.
+        unsafe {
+            let p = LLVMGetInlineAsmAsmString(self.0, &mut len);
+            if p.is_null() {
+                return String::new();
+            }
+            let bytes = std::slice::from_raw_parts(p as *const u8, len);
+            String::from_utf8_lossy(bytes).into_owned()
+        }
+    }
+
     pub fn is_null_pointer(self) -> bool {
         // SAFETY: a type query.
         unsafe { !LLVMIsAConstantPointerNull(self.0).is_null() }

@@ -174,10 +174,17 @@ pub unsafe extern "C" fn gpucc_run_on_module(
             None => return 0,
         }
     };
-    let result = plugin_options(params).and_then(|opts| run(m, mode, &opts));
+    let (result, report_file) = match plugin_options(params) {
+        Ok(opts) => (run(m, mode, &opts), opts.report_file.clone()),
+        Err(e) => (Err(e), None),
+    };
     match result {
         Ok(outcome) => c_int::from(outcome.changed),
         Err(e) => {
+            // For the driver, which tells it from clang's other messages.
+            if let Some(report) = report_file {
+                let _ = std::fs::write(crate::options::error_file(&report), e.to_string());
+            }
             set_error(error, e.to_string());
             -1
         }
