@@ -1002,7 +1002,7 @@ impl Walk<'_> {
     }
 
     fn pattern(&self, address: &E) -> String {
-        let pattern = if matches!(&**address, Expr::Unknown(_)) {
+        let pattern = if matches!(&**address, Expr::Unknown(_) | Expr::Loaded { .. }) {
             "?".to_string()
         } else {
             render(address, &self.known)

@@ -133,6 +133,12 @@ pub struct Tape {
     /// Some step reads more of an environment than ids and variables
     /// (see [`Tape::reads_env`]).
     reads_env: bool,
+    /// The steps that compute the addresses of the expression's per-thread
+    /// loads (`Expr::Loaded`), where every one of them is made of ids,
+    /// variables, constants and bases only (no stand-in, no other unknown):
+    /// then two lanes whose rows agree at these steps load the same values
+    /// ([`Tape::loads`]). Empty otherwise.
+    loads: Vec<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -159,6 +165,9 @@ enum Step {
     /// the instructions of the `model` bench's gather walk went to that
     /// call for `x[col[j]]`).
     Unknown,
+    /// A per-thread load (`Expr::Loaded`) whose address is step `from`:
+    /// unknown, as `Unknown`, unless [`Tape::run_loaded_as`] gives it a value.
+    Loaded { from: u32 },
 }
 
 impl Step {
@@ -167,7 +176,7 @@ impl Step {
     /// the walk refreshes environments where it did (`Warp::prepare`)
     /// though nothing reads them for it.
     fn was_lane(&self) -> bool {
-        matches!(self, Step::Lane(_) | Step::Unknown)
+        matches!(self, Step::Lane(_) | Step::Unknown | Step::Loaded { .. })
     }
 }
 
@@ -325,6 +334,18 @@ fn ring_lanes_64(op: BinOp, xs: &[i64], ys: &[i64], out: &mut [i64]) -> bool {
     true
 }
 
+/// Whether `e` is made of thread and block ids, loop variables, constants
+/// and bases only: what two lanes can compare as it is.
+fn is_plain(e: &Expr) -> bool {
+    match e {
+        Expr::Const(_) | Expr::Sreg(_) | Expr::Rec(_) | Expr::Base(_) => true,
+        Expr::Bin { lhs, rhs, .. } => is_plain(lhs) && is_plain(rhs),
+        Expr::Cast { value, .. } => is_plain(value),
+        Expr::AddRec { start, .. } => is_plain(start),
+        _ => false,
+    }
+}
+
 fn absorbs(op: BinOp) -> bool {
     matches!(op, BinOp::Mul | BinOp::And)
 }
@@ -334,6 +355,15 @@ impl Tape {
         let mut tape = Tape::empty();
         tape.root = tape.push(e, &mut HashMap::new());
         tape.reads_env = tape.steps.iter().any(Step::was_lane);
+        let mut plain = true;
+        e.visit(&mut |x| {
+            if let Expr::Loaded { from, .. } = x {
+                plain &= is_plain(from);
+            }
+        });
+        if !plain {
+            tape.loads.clear();
+        }
         tape
     }
 
@@ -343,6 +373,7 @@ impl Tape {
             widths: Vec::new(),
             root: 0,
             reads_env: false,
+            loads: Vec::new(),
         }
     }
 
@@ -393,6 +424,11 @@ impl Tape {
                 return i;
             }
             Expr::Unknown(_) => Step::Unknown,
+            Expr::Loaded { from, .. } => {
+                let from = self.push(from, index);
+                self.loads.push(from);
+                Step::Loaded { from }
+            }
             _ => Step::Lane(e.clone()),
         };
         self.steps.push(step);
@@ -472,9 +508,11 @@ impl Tape {
                     } => bounds::cast(*op, at(*value), *from, *to),
                     Step::Lane(e) => bounds::interval(e, bits, &|x| eval(x, env)),
                     // `bounds::interval` of an unknown: its type's range.
-                    Step::Const(_) | Step::Sreg(_) | Step::Rec(_) | Step::Unknown => {
-                        Interval::full(bits)
-                    }
+                    Step::Const(_)
+                    | Step::Sreg(_)
+                    | Step::Rec(_)
+                    | Step::Unknown
+                    | Step::Loaded { .. } => Interval::full(bits),
                 },
             };
             scratch.push(v);
@@ -498,6 +536,26 @@ impl Tape {
     /// Runs the tape for a group of threads, every step's values into
     /// `rows`.
     pub fn run(&self, group: &impl Lanes, rows: &mut Rows) {
+        self.run_loaded_as(group, rows, None);
+    }
+
+    /// The addresses of the tape's per-thread loads that decide which lanes
+    /// load the same values: for each, its step (rows hold lane values
+    /// there after a run); empty where the tape has none, or where one of
+    /// them reads something other than ids, variables, constants and bases.
+    pub fn loads(&self) -> &[u32] {
+        &self.loads
+    }
+
+    /// Lane `lane`'s value at step `step` after a run, if it knows it.
+    pub fn value_at(rows: &Rows, step: u32, lane: usize) -> Option<i64> {
+        rows.get(step, lane)
+    }
+
+    /// [`Tape::run`], with every per-thread load (`Expr::Loaded`) reading
+    /// `loaded` in every lane where it is given: two runs with different
+    /// values tell how an address moves with them.
+    pub fn run_loaded_as(&self, group: &impl Lanes, rows: &mut Rows, loaded: Option<i64>) {
         let lanes = group.count();
         let env = |l: usize| group.env(l);
         rows.reset(self.steps.len(), lanes);
@@ -532,6 +590,7 @@ impl Tape {
                 Step::Lane(e) => per_lane(row, |l| eval(e, env(l))),
                 // `per_lane` of a value no lane knows.
                 Step::Unknown => once(None),
+                Step::Loaded { .. } => once(loaded),
                 Step::Bin { op, bits, lhs, rhs } => {
                     let (l, r) = (*lhs as usize, *rhs as usize);
                     if uniform[l] && uniform[r] {
@@ -599,7 +658,11 @@ impl Tape {
                         Step::Cast { value, .. } => same_interval[*value as usize],
                         // `bounds::interval` reads a lane's values below a select.
                         Step::Lane(e) => !matches!(**e, Expr::Select { .. }),
-                        Step::Const(_) | Step::Sreg(_) | Step::Rec(_) | Step::Unknown => true,
+                        Step::Const(_)
+                        | Step::Sreg(_)
+                        | Step::Rec(_)
+                        | Step::Unknown
+                        | Step::Loaded { .. } => true,
                     });
         }
     }
@@ -796,7 +859,7 @@ pub fn eval(e: &Expr, env: &Env) -> Option<i64> {
         Expr::AddRec { start, .. } => eval(start, env),
         Expr::Rec(n) => env.vars.get(*n as usize).copied().flatten(),
         Expr::Data { from, bytes } => env.memory.as_ref()?.read(eval(from, env)?, *bytes),
-        Expr::Unknown(_) => None,
+        Expr::Loaded { .. } | Expr::Unknown(_) => None,
     }
 }
 
@@ -1037,6 +1100,10 @@ impl<'a> Specialiser<'a> {
                     constant,
                 )
             }
+            Expr::Loaded { from, bytes } => Rc::new(Expr::Loaded {
+                from: self.expr(from),
+                bytes: *bytes,
+            }),
             _ => e.clone(),
         }
     }

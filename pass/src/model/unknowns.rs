@@ -247,7 +247,7 @@ pub(crate) fn coefficient(e: &Expr, var: u32) -> Option<i64> {
         Expr::AddRec { start, step, .. } => {
             (coefficient(start, var)? == 0 && coefficient(step, var)? == 0).then_some(0)
         }
-        Expr::Data { from, .. } | Expr::Uniform { from, .. } => {
+        Expr::Data { from, .. } | Expr::Uniform { from, .. } | Expr::Loaded { from, .. } => {
             (coefficient(from, var)? == 0).then_some(0)
         }
         _ => Some(0),
@@ -284,7 +284,11 @@ fn collect_vars(e: &Expr, out: &mut Vec<u32>) {
             collect_vars(start, out);
             collect_vars(step, out);
         }
-        Expr::Data { from, .. } | Expr::Uniform { from, .. } => collect_vars(from, out),
+        // A per-thread load's address: the walk reads it to tell which
+        // lanes load one value (`Expr::Loaded`).
+        Expr::Data { from, .. } | Expr::Uniform { from, .. } | Expr::Loaded { from, .. } => {
+            collect_vars(from, out)
+        }
         _ => {}
     }
 }
@@ -317,7 +321,9 @@ fn collect_cond_vars(c: &Cond, out: &mut Vec<u32>) {
 /// when its address is unknown, the access is a data-dependent gather.
 pub(crate) fn reads_loaded(e: &Expr) -> bool {
     match e {
-        Expr::Data { .. } | Expr::Unknown(crate::facts::address::Why::Memory) => true,
+        Expr::Data { .. }
+        | Expr::Loaded { .. }
+        | Expr::Unknown(crate::facts::address::Why::Memory) => true,
         Expr::Bin { lhs, rhs, .. } => reads_loaded(lhs) || reads_loaded(rhs),
         Expr::Cast { value, .. } => reads_loaded(value),
         Expr::Select {

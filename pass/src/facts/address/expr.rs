@@ -195,6 +195,16 @@ pub enum Expr {
         from: E,
         bytes: u32,
     },
+    /// A value a thread reads with a plain load (not volatile, not atomic)
+    /// from `from`, an address that is not the same for the whole block,
+    /// where no kernel data is bound: unknown, and everywhere the same as
+    /// `Unknown(Why::Memory)`, except to the walk, which gives the lanes
+    /// of one warp instruction that read it at one address the same value
+    /// (`walk::Walker::shared_loads`).
+    Loaded {
+        from: E,
+        bytes: u32,
+    },
     Unknown(Why),
 }
 
@@ -238,15 +248,19 @@ impl Expr {
 
     /// True when part of the expression is ∞ whatever the user supplies.
     pub fn has_unknown(&self) -> bool {
-        self.any(&|e| matches!(e, Expr::Unknown(_)))
+        self.any(&|e| matches!(e, Expr::Unknown(_) | Expr::Loaded { .. }))
     }
 
     /// The first reason the expression is unknown, if any.
     pub fn unknown_reason(&self) -> Option<Why> {
         let mut found = None;
         self.visit(&mut |e| {
-            if let (None, Expr::Unknown(w)) = (&found, e) {
-                found = Some(w.clone());
+            if found.is_none() {
+                match e {
+                    Expr::Unknown(w) => found = Some(w.clone()),
+                    Expr::Loaded { .. } => found = Some(Why::Memory),
+                    _ => {}
+                }
             }
         });
         found
@@ -287,7 +301,10 @@ impl Expr {
     /// lane id or unknown anywhere in it (a select's condition included).
     pub fn is_block_uniform(&self) -> bool {
         match self {
-            Expr::Sreg(Sreg::Tid(_) | Sreg::LaneId) | Expr::Unknown(_) | Expr::Rec(_) => false,
+            Expr::Sreg(Sreg::Tid(_) | Sreg::LaneId)
+            | Expr::Unknown(_)
+            | Expr::Loaded { .. }
+            | Expr::Rec(_) => false,
             Expr::Const(_) | Expr::Sreg(_) | Expr::Arg { .. } | Expr::Base(_) => true,
             Expr::Uniform { .. } => true,
             Expr::Data { from, .. } => from.is_block_uniform(),

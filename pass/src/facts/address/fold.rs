@@ -379,6 +379,11 @@ impl<'a> Folder<'a> {
             return Rc::new(Expr::Data { from, bytes });
         }
         if !from.is_block_uniform() {
+            // An integer or a pointer: what an address can be made of.
+            if v.ty().is_int() || v.ty().is_pointer() {
+                let bytes = self.cx.layout.store_size(v.ty()) as u32;
+                return Rc::new(Expr::Loaded { from, bytes });
+            }
             return unknown(Why::Memory);
         }
         let id = self.next_uniform;
@@ -541,6 +546,7 @@ impl<'a> Folder<'a> {
                 matches!(
                     x,
                     Expr::Unknown(_)
+                        | Expr::Loaded { .. }
                         | Expr::Uniform { .. }
                         | Expr::Data { .. }
                         | Expr::AddRec { .. }

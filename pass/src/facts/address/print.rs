@@ -266,7 +266,7 @@ fn render_atom(e: &Expr, known: &Known) -> String {
             )
         }
         Expr::Rec(id) => format!("%rec{id}"),
-        Expr::Unknown(_) => "?".into(),
+        Expr::Unknown(_) | Expr::Loaded { .. } => "?".into(),
         Expr::Uniform { from, .. } | Expr::Data { from, .. } => {
             format!("[{}]", render(from, known))
         }
