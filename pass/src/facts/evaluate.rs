@@ -165,9 +165,10 @@ enum Step {
     /// the instructions of the `model` bench's gather walk went to that
     /// call for `x[col[j]]`).
     Unknown,
-    /// A per-thread load (`Expr::Loaded`) whose address is step `from`:
-    /// unknown, as `Unknown`, unless [`Tape::run_loaded_as`] gives it a value.
-    Loaded { from: u32 },
+    /// A per-thread load (`Expr::Loaded`), its address a step of its own
+    /// (listed in `Tape::loads`): unknown, as `Unknown`, unless
+    /// [`Tape::run_loaded_as`] gives it a value.
+    Loaded,
 }
 
 impl Step {
@@ -176,7 +177,7 @@ impl Step {
     /// the walk refreshes environments where it did (`Warp::prepare`)
     /// though nothing reads them for it.
     fn was_lane(&self) -> bool {
-        matches!(self, Step::Lane(_) | Step::Unknown | Step::Loaded { .. })
+        matches!(self, Step::Lane(_) | Step::Unknown | Step::Loaded)
     }
 }
 
@@ -427,7 +428,7 @@ impl Tape {
             Expr::Loaded { from, .. } => {
                 let from = self.push(from, index);
                 self.loads.push(from);
-                Step::Loaded { from }
+                Step::Loaded
             }
             _ => Step::Lane(e.clone()),
         };
@@ -512,7 +513,7 @@ impl Tape {
                     | Step::Sreg(_)
                     | Step::Rec(_)
                     | Step::Unknown
-                    | Step::Loaded { .. } => Interval::full(bits),
+                    | Step::Loaded => Interval::full(bits),
                 },
             };
             scratch.push(v);
@@ -590,7 +591,7 @@ impl Tape {
                 Step::Lane(e) => per_lane(row, |l| eval(e, env(l))),
                 // `per_lane` of a value no lane knows.
                 Step::Unknown => once(None),
-                Step::Loaded { .. } => once(loaded),
+                Step::Loaded => once(loaded),
                 Step::Bin { op, bits, lhs, rhs } => {
                     let (l, r) = (*lhs as usize, *rhs as usize);
                     if uniform[l] && uniform[r] {
@@ -662,7 +663,7 @@ impl Tape {
                         | Step::Sreg(_)
                         | Step::Rec(_)
                         | Step::Unknown
-                        | Step::Loaded { .. } => true,
+                        | Step::Loaded => true,
                     });
         }
     }

@@ -471,6 +471,11 @@ struct Walker<'p> {
     phi_bases: Vec<Vec<u32>>,
     /// Per phi, `enter_group`'s value shared by every lane, if one is.
     phi_same: Vec<Option<i64>>,
+    /// Per phi of a loop entered, per lane: what tells lanes that start
+    /// from one loaded value apart (`Expr::Loaded`: the loads' addresses),
+    /// and the start's value with the loads read as 0 and as
+    /// [`SHARED_PROBE`] (`relative_phis` gives such lanes one start).
+    phi_keys: Vec<Vec<Option<StartKey>>>,
     moves: Vec<(usize, u32)>,
     targets: Vec<u32>,
     entering: Vec<usize>,
@@ -605,6 +610,7 @@ pub fn walk_limited(
         phi_lanes: Vec::new(),
         phi_bases: Vec::new(),
         phi_same: Vec::new(),
+        phi_keys: Vec::new(),
         moves: Vec::new(),
         targets: Vec::new(),
         entering: Vec::new(),
@@ -702,6 +708,11 @@ const SHARED_GROUPS: u64 = 1 << 34;
 /// table read as float4 lanes starts on a line as it does in memory).
 const SHARED_ALIGN: i64 = 4096;
 
+/// A lane's loop start read from memory (`Walker::phi_keys`): its loads'
+/// addresses, and the start with the loads read as 0 and as
+/// [`SHARED_PROBE`].
+type StartKey = (Vec<i64>, i64, i64);
+
 /// The value the loads read in `share_loads`' second run.
 const SHARED_PROBE: i64 = 4096;
 
@@ -785,6 +796,21 @@ fn share_loads(
     if loads.is_empty() || lanes.len() < 2 {
         return false;
     }
+    // The common case first, without allocating: a gather whose lanes read
+    // their indices at distinct addresses (`x[col[j]]`) shares nothing.
+    let mut firsts = [0i64; crate::facts::evaluate::MAX_LANES];
+    let mut n = 0;
+    for at in 0..lanes.len() {
+        if let Some(x) = Tape::value_at(rows, loads[0], at) {
+            firsts[n] = x;
+            n += 1;
+        }
+    }
+    let firsts = &mut firsts[..n];
+    firsts.sort_unstable();
+    if !firsts.windows(2).any(|p| p[0] == p[1]) {
+        return false;
+    }
     // Each lane's key: its loads' addresses and its variables' starts.
     let key = |at: usize| -> Option<Vec<i64>> {
         let mut k = Vec::with_capacity(loads.len() + vars.len());
@@ -835,7 +861,13 @@ fn share_loads(
             })
             .collect();
         let Some(offsets) = offsets else { continue };
-        let low = offsets.iter().min().copied().unwrap_or(0).div_euclid(SHARED_ALIGN) * SHARED_ALIGN;
+        let low = offsets
+            .iter()
+            .min()
+            .copied()
+            .unwrap_or(0)
+            .div_euclid(SHARED_ALIGN)
+            * SHARED_ALIGN;
         let high = offsets.iter().max().copied().unwrap_or(0);
         if high.wrapping_sub(low) as u64 >= SHARED_SPACING / 2 {
             continue;
@@ -1176,16 +1208,16 @@ impl Walker<'_> {
         // Lanes that load one value share what follows from it.
         let sharing = uses == Standins::None
             && share_loads(
-                    tape,
-                    &self.rows,
-                    &mut self.shared_rows,
-                    &mut self.shared,
-                    &mut self.next_shared,
-                    &mut self.evaluations,
-                    w,
-                    lanes,
-                    vars,
-                );
+                tape,
+                &self.rows,
+                &mut self.shared_rows,
+                &mut self.shared,
+                &mut self.next_shared,
+                &mut self.evaluations,
+                w,
+                lanes,
+                vars,
+            );
         let facts = &mut self.accesses[m.inst as usize];
         // The range of an unknown address, computed once for the group
         // when every lane would get the same.
@@ -1310,12 +1342,32 @@ impl Walker<'_> {
             // rule has nothing to say (then `values` holds no lane's).
             let mut same = std::mem::take(&mut self.phi_same);
             same.clear();
+            self.phi_keys.clear();
             {
                 let group = Group::of(w, lanes);
                 for (p, out) in self.phi_tapes[to as usize].iter().zip(values.iter_mut()) {
                     match p.iter().find(|i| i.0 == from) {
                         Some((_, tape)) => {
                             tape.run(&group, &mut self.phi_rows);
+                            let keys = self.phi_keys.len();
+                            self.phi_keys.push(Vec::new());
+                            if entry && !tape.loads().is_empty() {
+                                let (mut zero, mut probe) = (Vec::new(), Vec::new());
+                                let [at_zero, at_probe] = &mut self.shared_rows;
+                                tape.run_loaded_as(&group, at_probe, Some(SHARED_PROBE));
+                                tape.values(at_probe, &mut probe);
+                                tape.run_loaded_as(&group, at_zero, Some(0));
+                                tape.values(at_zero, &mut zero);
+                                self.evaluations += 2 * tape.cost() * lanes.len() as u64;
+                                let key = |at: usize| -> Option<Vec<i64>> {
+                                    (tape.loads().iter())
+                                        .map(|&s| Tape::value_at(&self.phi_rows, s, at))
+                                        .collect()
+                                };
+                                self.phi_keys[keys] = (0..lanes.len())
+                                    .map(|at| Some((key(at)?, zero[at]?, probe[at]?)))
+                                    .collect();
+                            }
                             let v = (!relative)
                                 .then(|| tape.known_uniform(&self.phi_rows))
                                 .flatten();
@@ -1330,6 +1382,7 @@ impl Walker<'_> {
                             out.clear();
                             out.resize(lanes.len(), None);
                             same.push(None);
+                            self.phi_keys.push(Vec::new());
                         }
                     }
                 }
@@ -1400,7 +1453,13 @@ impl Walker<'_> {
             let vars = incoming.map_or(&[][..], |k| &self.phi_vars[to as usize][i][k][..]);
             let out = &mut bases[i];
             out.clear();
-            for (&l, v) in lanes.iter().zip(values[i].iter_mut()) {
+            // Lanes that start from one loaded value (`phi_keys`): the
+            // first of them takes a new start, the others the same one,
+            // at their offset from it. Per position: the key's first lane.
+            let keys = self.phi_keys.get(i).filter(|k| k.len() == lanes.len());
+            let mut first_of: Vec<Option<usize>> = vec![None; lanes.len()];
+            let mut assigned: Vec<Option<i64>> = vec![None; lanes.len()];
+            for (at, (&l, v)) in lanes.iter().zip(values[i].iter_mut()).enumerate() {
                 let mut base = 0;
                 if self.bases > 0 && !vars.is_empty() {
                     match Based::of(vars, &w.lanes[l].bases) {
@@ -1412,7 +1471,33 @@ impl Walker<'_> {
                         _ => *v = None,
                     }
                 }
+                let shared = keys.and_then(|k| {
+                    let (key, z, p) = k[at].as_ref()?;
+                    let vars_key: Vec<u32> = vars
+                        .iter()
+                        .map(|&(v, _)| w.lanes[l].bases[v as usize])
+                        .collect();
+                    (0..at).find_map(|o| {
+                        let (ko, zo, po) = k[o].as_ref()?;
+                        let same_vars = vars
+                            .iter()
+                            .zip(&vars_key)
+                            .all(|(&(v, _), &b)| w.lanes[lanes[o]].bases[v as usize] == b);
+                        (first_of[o] == Some(o) && ko == key && same_vars && z - zo == p - po)
+                            .then_some((o, z - zo))
+                    })
+                });
                 if v.is_none() && entry {
+                    if let Some((o, delta)) = shared {
+                        // The leader's start and value, moved by the offset.
+                        base = out[o];
+                        *v = assigned[o].map(|x| x + delta);
+                        assigned[at] = *v;
+                        first_of[at] = Some(o);
+                        out.push(base);
+                        continue;
+                    }
+                    first_of[at] = Some(at);
                     self.bases += 1;
                     base = self.bases;
                     // A row's run: placed by its row (`PackedStart`).
@@ -1424,6 +1509,7 @@ impl Walker<'_> {
                         });
                     self.packed_bases.push(row);
                     *v = Some(i64::from((base - 1) % START_OFFSETS));
+                    assigned[at] = *v;
                 }
                 out.push(base);
             }
