@@ -1,5 +1,5 @@
 //! Lanes that load at one address in one warp instruction get one value
-//! (`Expr::Loaded`, `walk::share_loads`): an index the compiler cannot
+//! (`Expr::Loaded`, `walk::Sharing::share`): an index the compiler cannot
 //! know is still the same for the lanes that read it together, so what
 //! they read through it shares lines. Found by the held-out `embedding_bag`
 //! (`testdata/holdout/`), whose 16 lanes a bag read one index each step:

@@ -494,12 +494,8 @@ struct Walker<'p> {
     reach: Vec<Option<(u64, u64)>>,
     /// Buffer of [`Tape::interval`].
     intervals: Vec<Interval>,
-    /// Rows of a second and third run of a tape, for [`shared_loads`].
-    shared_rows: [Rows; 2],
-    /// Per lane of an event: the address [`shared_loads`] gave it.
-    shared: Vec<Option<u64>>,
-    /// Groups of lanes given one value by [`shared_loads`] so far.
-    next_shared: u64,
+    /// Lanes that load one value ([`Sharing::share`]).
+    sharing: Sharing,
     truncated: Option<String>,
     guessed_trips: bool,
     guessed_paths: bool,
@@ -623,9 +619,7 @@ pub fn walk_limited(
         unbounded: vec![false; instructions.len()],
         reach: vec![None; instructions.len()],
         intervals: Vec::new(),
-        shared_rows: [Rows::default(), Rows::default()],
-        shared: Vec::new(),
-        next_shared: 0,
+        sharing: Sharing::default(),
         truncated: None,
         guessed_trips: false,
         guessed_paths: false,
@@ -690,7 +684,7 @@ pub fn walk_limited(
     }
 }
 
-/// Where the lanes that load one value (`Walker::share_loads`) get their
+/// Where the lanes that load one value (`Sharing::share`) get their
 /// addresses: above the other synthetic unknowns (`UNKNOWN_REGION` +
 /// `UNKNOWN_SPACING` × a count that stays below 2^40) and below the
 /// gathers' local scenario (`gathers::LOCAL_GATHER_REGION`, +2^59), which
@@ -713,7 +707,7 @@ const SHARED_ALIGN: i64 = 4096;
 /// [`SHARED_PROBE`].
 type StartKey = (Vec<i64>, i64, i64);
 
-/// The value the loads read in `share_loads`' second run.
+/// The value the loads read in [`Sharing::share`]'s second run.
 const SHARED_PROBE: i64 = 4096;
 
 /// The most thread-accesses whose room [`reserve`] takes up front: 64 MiB
@@ -767,118 +761,130 @@ fn reads_lane_state(e: &E) -> bool {
     visit(e, &mut HashSet::new())
 }
 
-/// Lanes of one warp instruction that read its address's per-thread
-/// loads (`Expr::Loaded`) at the same addresses get the same values
-/// (one instruction, one moment: no store comes between), so their
-/// addresses differ only by what the rest of the expression adds. Per
-/// lane of `lanes`, into `shared`: such a lane's address, in a
-/// region of its group's own in [`SHARED_REGION`]; `None` for a lane
-/// that shares its loads with no other, or whose offset from its
-/// group's depends on the loaded values (two runs, with the loads read
-/// as 0 and as [`SHARED_PROBE`], disagree). Whether any lane got one.
-/// `tape` ran for `lanes` into `rows`; `vars` are the loop
-/// variables its expression reads, whose starts (`Based`) join the
-/// lanes' keys, since their rows hold offsets from those starts.
-#[allow(clippy::too_many_arguments)]
-fn share_loads(
-    tape: &Tape,
-    rows: &Rows,
-    runs: &mut [Rows; 2],
-    shared: &mut Vec<Option<u64>>,
-    next_shared: &mut u64,
-    evaluations: &mut u64,
-    w: &Warp,
-    lanes: &[usize],
-    vars: &[(u32, Option<i64>)],
-) -> bool {
-    shared.clear();
-    let loads = tape.loads();
-    if loads.is_empty() || lanes.len() < 2 {
-        return false;
-    }
-    // The common case first, without allocating: a gather whose lanes read
-    // their indices at distinct addresses (`x[col[j]]`) shares nothing.
-    let mut firsts = [0i64; crate::facts::evaluate::MAX_LANES];
-    let mut n = 0;
-    for at in 0..lanes.len() {
-        if let Some(x) = Tape::value_at(rows, loads[0], at) {
-            firsts[n] = x;
-            n += 1;
+/// Lanes of a warp that load one value (`Expr::Loaded`), for the walk.
+#[derive(Default)]
+struct Sharing {
+    /// Rows of a second and third run of a tape.
+    runs: [Rows; 2],
+    /// Per lane of the last event: the address [`Sharing::share`] gave it.
+    shared: Vec<Option<u64>>,
+    /// Groups of lanes given one value so far.
+    next: u64,
+}
+
+impl Sharing {
+    /// Lanes of one warp instruction that read its address's per-thread
+    /// loads (`Expr::Loaded`) at the same addresses get the same values
+    /// (one instruction, one moment: no store comes between), so their
+    /// addresses differ only by what the rest of the expression adds. Per
+    /// lane of `lanes`, into `self.shared`: such a lane's address, in a
+    /// region of its group's own in [`SHARED_REGION`]; `None` for a lane
+    /// that shares its loads with no other, or whose offset from its
+    /// group's depends on the loaded values (two runs, with the loads read
+    /// as 0 and as [`SHARED_PROBE`], disagree). Whether any lane got one.
+    /// `tape` ran for `lanes` into `rows`; `vars` are the loop
+    /// variables its expression reads, whose starts (`Based`) join the
+    /// lanes' keys, since their rows hold offsets from those starts.
+    fn share(
+        &mut self,
+        tape: &Tape,
+        rows: &Rows,
+        evaluations: &mut u64,
+        w: &Warp,
+        lanes: &[usize],
+        vars: &[(u32, Option<i64>)],
+    ) -> bool {
+        let Sharing { runs, shared, next } = self;
+        let next_shared = next;
+        shared.clear();
+        let loads = tape.loads();
+        if loads.is_empty() || lanes.len() < 2 {
+            return false;
         }
-    }
-    let firsts = &mut firsts[..n];
-    firsts.sort_unstable();
-    if !firsts.windows(2).any(|p| p[0] == p[1]) {
-        return false;
-    }
-    // Each lane's key: its loads' addresses and its variables' starts.
-    let key = |at: usize| -> Option<Vec<i64>> {
-        let mut k = Vec::with_capacity(loads.len() + vars.len());
-        for &s in loads {
-            k.push(Tape::value_at(rows, s, at)?);
+        // The common case first, without allocating: a gather whose lanes read
+        // their indices at distinct addresses (`x[col[j]]`) shares nothing.
+        let mut firsts = [0i64; crate::facts::evaluate::MAX_LANES];
+        let mut n = 0;
+        for at in 0..lanes.len() {
+            if let Some(x) = Tape::value_at(rows, loads[0], at) {
+                firsts[n] = x;
+                n += 1;
+            }
         }
-        for &(v, _) in vars {
-            k.push(i64::from(w.lanes[lanes[at]].bases[v as usize]));
+        let firsts = &mut firsts[..n];
+        firsts.sort_unstable();
+        if !firsts.windows(2).any(|p| p[0] == p[1]) {
+            return false;
         }
-        Some(k)
-    };
-    let keys: Vec<Option<Vec<i64>>> = (0..lanes.len()).map(key).collect();
-    // Each lane's group: the first lane with its key.
-    let leader: Vec<Option<usize>> = (0..lanes.len())
-        .map(|at| {
-            let k = keys[at].as_ref()?;
-            (0..lanes.len()).find(|&o| keys[o].as_ref() == Some(k))
-        })
-        .collect();
-    let shares = |at: usize| {
-        leader[at].is_some_and(|g| (0..lanes.len()).any(|o| o != at && leader[o] == Some(g)))
-    };
-    if !(0..lanes.len()).any(shares) {
-        return false;
-    }
-    let group = Group::of(w, lanes);
-    let [zero, probe] = runs;
-    tape.run_loaded_as(&group, zero, Some(0));
-    tape.run_loaded_as(&group, probe, Some(SHARED_PROBE));
-    *evaluations += 2 * tape.cost() * lanes.len() as u64;
-    let (mut at0, mut at1) = (Vec::new(), Vec::new());
-    tape.values(zero, &mut at0);
-    tape.values(probe, &mut at1);
-    shared.resize(lanes.len(), None);
-    for g in 0..lanes.len() {
-        let members: Vec<usize> = (0..lanes.len())
-            .filter(|&at| leader[at] == Some(g) && shares(at))
-            .collect();
-        if members.is_empty() {
-            continue;
-        }
-        let offsets: Option<Vec<i64>> = members
-            .iter()
-            .map(|&at| {
-                let (a0, g0) = (at0[at]?, at0[g]?);
-                let (a1, g1) = (at1[at]?, at1[g]?);
-                (a0.wrapping_sub(g0) == a1.wrapping_sub(g1)).then_some(a0)
+        // Each lane's key: its loads' addresses and its variables' starts.
+        let key = |at: usize| -> Option<Vec<i64>> {
+            let mut k = Vec::with_capacity(loads.len() + vars.len());
+            for &s in loads {
+                k.push(Tape::value_at(rows, s, at)?);
+            }
+            for &(v, _) in vars {
+                k.push(i64::from(w.lanes[lanes[at]].bases[v as usize]));
+            }
+            Some(k)
+        };
+        let keys: Vec<Option<Vec<i64>>> = (0..lanes.len()).map(key).collect();
+        // Each lane's group: the first lane with its key.
+        let leader: Vec<Option<usize>> = (0..lanes.len())
+            .map(|at| {
+                let k = keys[at].as_ref()?;
+                (0..lanes.len()).find(|&o| keys[o].as_ref() == Some(k))
             })
             .collect();
-        let Some(offsets) = offsets else { continue };
-        let low = offsets
-            .iter()
-            .min()
-            .copied()
-            .unwrap_or(0)
-            .div_euclid(SHARED_ALIGN)
-            * SHARED_ALIGN;
-        let high = offsets.iter().max().copied().unwrap_or(0);
-        if high.wrapping_sub(low) as u64 >= SHARED_SPACING / 2 {
-            continue;
+        let shares = |at: usize| {
+            leader[at].is_some_and(|g| (0..lanes.len()).any(|o| o != at && leader[o] == Some(g)))
+        };
+        if !(0..lanes.len()).any(shares) {
+            return false;
         }
-        *next_shared += 1;
-        let region = SHARED_REGION + (*next_shared % SHARED_GROUPS) * SHARED_SPACING;
-        for (&at, &o) in members.iter().zip(&offsets) {
-            shared[at] = Some(region + o.wrapping_sub(low) as u64);
+        let group = Group::of(w, lanes);
+        let [zero, probe] = runs;
+        tape.run_loaded_as(&group, zero, Some(0));
+        tape.run_loaded_as(&group, probe, Some(SHARED_PROBE));
+        *evaluations += 2 * tape.cost() * lanes.len() as u64;
+        let (mut at0, mut at1) = (Vec::new(), Vec::new());
+        tape.values(zero, &mut at0);
+        tape.values(probe, &mut at1);
+        shared.resize(lanes.len(), None);
+        for g in 0..lanes.len() {
+            let members: Vec<usize> = (0..lanes.len())
+                .filter(|&at| leader[at] == Some(g) && shares(at))
+                .collect();
+            if members.is_empty() {
+                continue;
+            }
+            let offsets: Option<Vec<i64>> = members
+                .iter()
+                .map(|&at| {
+                    let (a0, g0) = (at0[at]?, at0[g]?);
+                    let (a1, g1) = (at1[at]?, at1[g]?);
+                    (a0.wrapping_sub(g0) == a1.wrapping_sub(g1)).then_some(a0)
+                })
+                .collect();
+            let Some(offsets) = offsets else { continue };
+            let low = offsets
+                .iter()
+                .min()
+                .copied()
+                .unwrap_or(0)
+                .div_euclid(SHARED_ALIGN)
+                * SHARED_ALIGN;
+            let high = offsets.iter().max().copied().unwrap_or(0);
+            if high.wrapping_sub(low) as u64 >= SHARED_SPACING / 2 {
+                continue;
+            }
+            *next_shared += 1;
+            let region = SHARED_REGION + (*next_shared % SHARED_GROUPS) * SHARED_SPACING;
+            for (&at, &o) in members.iter().zip(&offsets) {
+                shared[at] = Some(region + o.wrapping_sub(low) as u64);
+            }
         }
+        shared.iter().any(Option::is_some)
     }
-    shared.iter().any(Option::is_some)
 }
 
 /// Whether the lanes `lanes` (distinct, in increasing order) have all done
@@ -1143,18 +1149,11 @@ impl Walker<'_> {
                 event.unknown = true;
                 self.unbounded[m.inst as usize] = true;
                 self.accesses[m.inst as usize].gather |= self.loaded[m.inst as usize];
-                if share_loads(
-                    tape,
-                    &self.rows,
-                    &mut self.shared_rows,
-                    &mut self.shared,
-                    &mut self.next_shared,
-                    &mut self.evaluations,
-                    w,
-                    lanes,
-                    &[],
-                ) {
-                    for &s in &self.shared {
+                if self
+                    .sharing
+                    .share(tape, &self.rows, &mut self.evaluations, w, lanes, &[])
+                {
+                    for &s in &self.sharing.shared {
                         addresses.push(s.unwrap_or_else(|| {
                             self.next_unknown += 1;
                             UNKNOWN_REGION + self.next_unknown * UNKNOWN_SPACING
@@ -1207,17 +1206,9 @@ impl Walker<'_> {
         }
         // Lanes that load one value share what follows from it.
         let sharing = uses == Standins::None
-            && share_loads(
-                tape,
-                &self.rows,
-                &mut self.shared_rows,
-                &mut self.shared,
-                &mut self.next_shared,
-                &mut self.evaluations,
-                w,
-                lanes,
-                vars,
-            );
+            && self
+                .sharing
+                .share(tape, &self.rows, &mut self.evaluations, w, lanes, vars);
         let facts = &mut self.accesses[m.inst as usize];
         // The range of an unknown address, computed once for the group
         // when every lane would get the same.
@@ -1267,7 +1258,14 @@ impl Walker<'_> {
                         None => {
                             self.unbounded[m.inst as usize] = true;
                             facts.gather |= self.loaded[m.inst as usize];
-                            match self.shared.get(at).copied().flatten().filter(|_| sharing) {
+                            match self
+                                .sharing
+                                .shared
+                                .get(at)
+                                .copied()
+                                .flatten()
+                                .filter(|_| sharing)
+                            {
                                 Some(a) => a,
                                 None => {
                                     self.next_unknown += 1;
@@ -1353,7 +1351,7 @@ impl Walker<'_> {
                             self.phi_keys.push(Vec::new());
                             if entry && !tape.loads().is_empty() {
                                 let (mut zero, mut probe) = (Vec::new(), Vec::new());
-                                let [at_zero, at_probe] = &mut self.shared_rows;
+                                let [at_zero, at_probe] = &mut self.sharing.runs;
                                 tape.run_loaded_as(&group, at_probe, Some(SHARED_PROBE));
                                 tape.values(at_probe, &mut probe);
                                 tape.run_loaded_as(&group, at_zero, Some(0));
