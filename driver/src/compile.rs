@@ -217,9 +217,11 @@ fn with_default_operator_said(job: &Job, mut made: Made) -> Made {
     let Some((flag, report)) = dlcm.zip(made.report.as_mut()) else {
         return made;
     };
+    // Loads written with an operator of their own (on sm_70+ a cached
+    // load is the plain `ld.global`, which -dlcm still governs).
     let decided = (report.kernels.iter())
         .flat_map(|k| &k.loads)
-        .filter(|l| l.decision != "default")
+        .filter(|l| l.decision != "default" && l.operator != "ld.global")
         .count();
     if decided > 0 {
         report.warnings.push(format!(
