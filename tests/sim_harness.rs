@@ -188,3 +188,94 @@ fn refusals_are_one_line_and_name_the_fix() {
     let e = refusal(&["--parse-log=missing.log"], empty.path());
     assert!(e.contains("missing.log: no such file"), "{e}");
 }
+
+/// The oracle forces one kernel's assignment at a time, every other kernel
+/// as `auto` decides it, and takes `auto`'s own assignment from the auto
+/// run (so that an assignment and `auto` are measured in the same program,
+/// not beside other kernels' forced choices). Two kernels: K with sites 0
+/// and 1 (auto: site 0 bypass, site 1 cached but for one copy no thread
+/// ran, left `default`, so its own assignment is a = 0b10 = 2; site 2 is
+/// undecided, no bit), L with site 4 (auto: cached, a = 1). Expected: K's
+/// assignments 0, 1, 3 and L's 0 are built, each naming its own kernel
+/// only; K's a = 2 and L's a = 1 are not. In the summary, K's cycles come
+/// from its own runs (1000, 900, auto's 800, 950: best 800 by `auto`'s
+/// assignment, share 1.0 against the switch's 1000), never from L's.
+#[test]
+fn oracle_forces_one_kernel_at_a_time() {
+    let code = r#"
+import importlib.machinery, importlib.util, json, sys
+loader = importlib.machinery.SourceFileLoader("sv", sys.argv[1])
+spec = importlib.util.spec_from_loader("sv", loader)
+sv = importlib.util.module_from_spec(spec)
+loader.exec_module(sv)
+report = {"kernels": [
+    {"symbol": "K", "loads": [{"site": 0, "decision": "bypass"}, {"site": 1, "decision": "cache"},
+                              {"site": 1, "decision": "cache"}, {"site": 1, "decision": "default"},
+                              {"site": 2, "decision": "default"}]},
+    {"symbol": "L", "loads": [{"site": 4, "decision": "cache"}]}]}
+eligible = sv.decided_loads(report, 3)
+builds = [(s, a, b.decisions, own) for s, a, b, own in sv.oracle_builds(eligible, report)]
+def run(policy, k, l, **extra):
+    kernels = [{"name": "K", "cycles": k, "l2_to_l1_bytes": 10 * k}, {"name": "L", "cycles": l, "l2_to_l1_bytes": l}]
+    return dict({"policy": policy, "exit": 0, "kernels": kernels}, **extra)
+runs = [run("cache-all", 1000, 500), run("cache-none", 1100, 450), run("auto", 800, 470)]
+forced = [run("f", 1000, 1, kernel="K", assignment=0), run("f", 900, 2, kernel="K", assignment=1),
+          run("auto", 800, 470, kernel="K", assignment=2), run("f", 950, 3, kernel="K", assignment=3),
+          run("f", 5, 460, kernel="L", assignment=0), run("auto", 800, 470, kernel="L", assignment=1)]
+summary = {k["name"]: k["cycles"] for k in sv.oracle_summary(eligible, forced, runs)}
+print(json.dumps({"eligible": eligible, "builds": builds, "summary": summary}))
+"#;
+    let out = Command::new("python3")
+        .args(["-c", code])
+        .arg(common::root().join("scripts/sim-validate"))
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["eligible"], serde_json::json!({"K": [0, 1], "L": [4]}));
+    let builds: Vec<(String, u64, String, bool)> = v["builds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b[0].as_str().unwrap().to_string(),
+                b[1].as_u64().unwrap(),
+                b[2].as_str().unwrap().to_string(),
+                b[3].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("K", 0, "K 0 bypass\nK 1 bypass\n", false),
+        ("K", 1, "K 0 cache\nK 1 bypass\n", false),
+        ("K", 2, "K 0 bypass\nK 1 cache\n", true),
+        ("K", 3, "K 0 cache\nK 1 cache\n", false),
+        ("L", 0, "L 4 bypass\n", false),
+        ("L", 1, "L 4 cache\n", true),
+    ];
+    assert_eq!(builds.len(), expected.len());
+    for (got, want) in builds.iter().zip(expected) {
+        assert_eq!(
+            (got.0.as_str(), got.1, got.2.as_str(), got.3),
+            want,
+            "{builds:?}"
+        );
+    }
+    let k = &v["summary"]["K"];
+    assert_eq!(k["best"], 800);
+    assert_eq!(k["best_assignment"], serde_json::json!({"0": "bypass", "1": "cache"}));
+    assert_eq!(k["better_switch"], 1000);
+    assert_eq!(k["share_of_oracle_gain"]["auto"], 1.0);
+    assert_eq!(k["share_of_oracle_gain"]["cache-none"], -0.5);
+    // L: best 460 (bypass, its own forced run), switch min(500, 450) = 450:
+    // no gain over the switch, so no share.
+    let l = &v["summary"]["L"];
+    assert_eq!(l["best"], 460);
+    assert_eq!(l["better_switch"], 450);
+    assert_eq!(l["share_of_oracle_gain"]["auto"], Value::Null);
+}
