@@ -6,9 +6,19 @@
 //! conservative and aggressive decisions, cache everything, cache nothing), then tries
 //! flipping one load at a time, keeping a flip only when the total drops
 //! (or, under sector fill, when a flip to cache ties: issue 19, fact 4),
-//! and repeats while a pass improves (at most [`MAX_PASSES`] passes), then
+//! then setting the copies clang made of one source load (unrolled,
+//! peeled: one `line:column`) all cached and all bypassed, and repeats
+//! while a pass improves (at most [`MAX_PASSES`] passes), then
 //! tries caching pairs of bypassed loads together: a bounded local search, so its result is never above `cache-all`,
 //! `cache-none` or `conservative` on the simulated trace.
+//!
+//! Why the copies move together too: under line fill a copy cached alone
+//! fills whole lines that its siblings, still bypassed, never read from
+//! L1, so no single flip pays, and the search stops at a mix no one would
+//! write (a CSR row loop with its column indices bound, `--kernel-data`:
+//! `val[j]` cached in three of five copies, `col[j]` in three, `x[col[j]]`
+//! in four; 91,072 simulated bytes where `val` and `col` cached and `x`
+//! bypassed in every copy take 76,800).
 //!
 //! The search may be bounded ([`SearchLimit`], issue 16): the four complete
 //! choices and the `unknown` pinning always run; past the limit the flips
@@ -18,10 +28,38 @@
 //! Pure: trace, L1 configuration and the paper's verdicts in; figures and
 //! choices out. No IR, no report text.
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use crate::model::l1sim::{Fill, InstResult, L1Config, L1Error, Requests, L1};
-use crate::model::trace::{Kind, Trace, UNKNOWN_REGION};
+use crate::model::trace::{Instruction, Kind, Trace, UNKNOWN_REGION};
+
+/// The loads of `instructions` that `executed` marks, grouped by source
+/// site: the copies clang made of one source load share its
+/// `line:column` (or `file:line:column`); a load whose site has no line
+/// (0 or none) is a group of its own.
+pub fn site_groups(instructions: &[Instruction], executed: &[bool]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut by_site: HashMap<&str, usize> = HashMap::new();
+    for (i, inst) in instructions.iter().enumerate() {
+        if inst.kind != Kind::Load || !executed.get(i).copied().unwrap_or(false) {
+            continue;
+        }
+        // The line is next to last.
+        let line = (inst.site.rsplit(':').nth(1)).and_then(|l| l.parse::<u32>().ok());
+        let located = line.is_some_and(|l| l > 0);
+        match by_site.get(inst.site.as_str()) {
+            Some(&g) if located => groups[g].push(i),
+            _ => {
+                if located {
+                    by_site.insert(inst.site.as_str(), groups.len());
+                }
+                groups.push(vec![i]);
+            }
+        }
+    }
+    groups
+}
 
 /// Passes of single-load flips `auto` makes at most.
 pub const MAX_PASSES: u32 = 3;
@@ -204,6 +242,14 @@ pub fn l2_bytes_of(trace: &Trace, config: L1Config, cached: &[bool]) -> Result<u
     Ok(l1.run_requests(trace, &requests, cached)?.loads.l2_bytes)
 }
 
+/// One step of the local search: flip one load, or set every copy of one
+/// source load (a [`site_groups`] group) cached or bypassed.
+#[derive(Clone, Copy)]
+enum Move<'g> {
+    Flip(usize),
+    All(&'g [usize], bool),
+}
+
 struct Search<'a> {
     l1: &'a mut L1,
     trace: &'a Trace,
@@ -248,8 +294,9 @@ impl Search<'_> {
             .collect()
     }
 
-    /// Single-load flips while the total drops, then (under line fill) pairs;
-    /// the loads in `pinned` stay as they are.
+    /// Single-load flips and moves of a source load's copies together
+    /// while the total drops, then (under line fill) pairs; the loads in
+    /// `pinned` stay as they are.
     fn improve(
         &mut self,
         mut best: u64,
@@ -257,27 +304,58 @@ impl Search<'_> {
         pinned: &[usize],
         fill: Fill,
     ) -> Result<(u64, Vec<bool>), L1Error> {
+        let executed: Vec<bool> = (0..self.trace.instructions.len())
+            .map(|i| self.executed(i))
+            .collect();
         let decided: Vec<usize> = (self.trace.instructions.iter().enumerate())
-            .filter(|(i, ins)| ins.kind == Kind::Load && self.executed(*i) && !pinned.contains(i))
+            .filter(|(i, ins)| ins.kind == Kind::Load && executed[*i] && !pinned.contains(i))
             .map(|(i, _)| i)
+            .collect();
+        let groups: Vec<Vec<usize>> = site_groups(&self.trace.instructions, &executed)
+            .into_iter()
+            .map(|g| {
+                g.into_iter()
+                    .filter(|i| !pinned.contains(i))
+                    .collect::<Vec<_>>()
+            })
+            .filter(|g| g.len() > 1)
             .collect();
         for _ in 0..MAX_PASSES {
             let mut improved = false;
-            for &i in &decided {
-                if self.spent() {
-                    return Ok((best, auto));
+            let moves = (decided.iter().map(|&i| Move::Flip(i))).chain(
+                groups
+                    .iter()
+                    .flat_map(|g| [Move::All(g, true), Move::All(g, false)]),
+            );
+            for m in moves {
+                let before = auto.clone();
+                match m {
+                    Move::Flip(i) => auto[i] = !auto[i],
+                    Move::All(g, cached) => {
+                        if g.iter().all(|&i| auto[i] == cached) {
+                            continue;
+                        }
+                        for &i in g {
+                            auto[i] = cached;
+                        }
+                    }
                 }
-                auto[i] = !auto[i];
+                if self.spent() {
+                    return Ok((best, before));
+                }
                 let b = self.bytes(&auto)?;
-                // Under sector fill a flip to cache that ties is kept
+                // Under sector fill a move to cache that ties is kept
                 // (fact 4); `improved` counts strict drops only, so the
                 // passes still end.
-                let tie_to_cache = fill == Fill::Sector && auto[i] && b == best;
-                if b < best || tie_to_cache {
+                let to_cache = match m {
+                    Move::Flip(i) => auto[i],
+                    Move::All(_, cached) => cached,
+                };
+                if b < best || (fill == Fill::Sector && to_cache && b == best) {
                     improved |= b < best;
                     best = b;
                 } else {
-                    auto[i] = !auto[i];
+                    auto = before;
                 }
             }
             if !improved {
@@ -340,5 +418,93 @@ impl Search<'_> {
 
     fn executed(&self, inst: usize) -> bool {
         self.trace.events.iter().any(|e| e.inst as usize == inst)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One lane of one warp: instructions 0, 1 and 2 are copies of one
+    /// source load (site `7:5`), instruction 3 a load of its own (`8:3`).
+    fn trace(reads: &[(u32, u64)]) -> Trace {
+        Trace::one_lane(&["7:5", "7:5", "7:5", "8:3"], reads)
+    }
+
+    #[test]
+    fn copies_of_one_load_move_together_under_line_fill() {
+        // Line fill (a cached miss fetches the 128 B line; a bypass, `.cg`,
+        // fetches its 32 B sector and never looks in L1), one line of L1.
+        // Copies a, b, c (0, 1, 2) read sectors 0, 1, 2 of line 0 in three
+        // rounds; load d (3) reads line 1 once after the first round:
+        //   a0 b32 c64 | d128 | a0 b32 c64 | a0 b32 c64.
+        // Bytes:
+        //   none cached: 9 x 32 + 32 = 320;
+        //   all cached: a fills 128, b c hit; d fills 128 and evicts line 0;
+        //     a fills 128 again, the rest hit: 384;
+        //   d alone cached (the verdicts' choice): 288 + 128 = 416;
+        //   one copy cached (a): 128, its later reads hit; b, c 6 x 32 = 192;
+        //     d 32: 352 (b or c alike);
+        //   a and b cached: 128 + c 3 x 32 + d 32 = 256;
+        //   a, b, c cached, d bypassed: 128 + 32 = 160, the least.
+        // The search starts at cache-none (320, the least start); no single
+        // flip drops (352, 416); the copies cached together drop to 160.
+        // Without the group move, the pairs of line fill stop at a and b
+        // cached (256): c alone was already tried and pays nothing.
+        let t = trace(&[
+            (0, 0),
+            (1, 32),
+            (2, 64),
+            (3, 128),
+            (0, 0),
+            (1, 32),
+            (2, 64),
+            (0, 0),
+            (1, 32),
+            (2, 64),
+        ]);
+        let config = L1Config::line_fill(128);
+        let verdicts: Verdicts = vec![Some(false), Some(false), Some(false), Some(true)];
+        let m = model(&t, config, &verdicts, &verdicts, true).unwrap();
+        assert_eq!(m.bytes.cache_none, 320);
+        assert_eq!(m.bytes.cache_all, 384);
+        assert_eq!(m.bytes.conservative, 416);
+        assert_eq!(m.auto, vec![true, true, true, false]);
+        assert_eq!(m.bytes.auto, 160);
+        // The figures the comment gives for the mixes the search passes.
+        assert_eq!(
+            l2_bytes_of(&t, config, &[true, false, false, false]),
+            Ok(352)
+        );
+        assert_eq!(
+            l2_bytes_of(&t, config, &[true, true, false, false]),
+            Ok(256)
+        );
+    }
+
+    #[test]
+    fn site_groups_join_copies_and_keep_unlocated_loads_apart() {
+        let inst = |site: &str| Instruction {
+            kind: Kind::Load,
+            site: site.into(),
+        };
+        let instructions = vec![
+            inst("7:5"),
+            inst("a.cu:7:5"),
+            inst("7:5"),
+            inst("0:0"),
+            inst("0:0"),
+            Instruction {
+                kind: Kind::Store,
+                site: "7:5".into(),
+            },
+            inst("9:1"),
+        ];
+        // The last load never ran: in no group.
+        let executed = [true, true, true, true, true, true, false];
+        assert_eq!(
+            site_groups(&instructions, &executed),
+            vec![vec![0, 2], vec![1], vec![3], vec![4]]
+        );
     }
 }

@@ -393,38 +393,12 @@ fn choose(
 mod tests {
     use super::*;
     use crate::model::l1sim::{Bypass, L1Config};
-    use crate::model::trace::{Event, Instruction, Kind};
 
     /// One warp, one lane, reading the given addresses with one load
     /// instruction per address list entry (instruction index = position).
     fn trace(reads: &[(u32, u64)], instructions: u32) -> Trace {
-        let mut t = Trace {
-            instructions: (0..instructions)
-                .map(|i| Instruction {
-                    kind: Kind::Load,
-                    site: format!("1:{i}"),
-                })
-                .collect(),
-            blocks: 1,
-            warps_per_block: 1,
-            ..Trace::default()
-        };
-        let mut executions = vec![0u32; instructions as usize];
-        for &(inst, addr) in reads {
-            let e = Event {
-                inst,
-                block: 0,
-                warp: 0,
-                execution: executions[inst as usize],
-                bytes: 4,
-                start: 0,
-                lanes: 1,
-                unknown: false,
-            };
-            executions[inst as usize] += 1;
-            t.push(e, &[addr]);
-        }
-        t
+        let sites: Vec<String> = (0..instructions).map(|i| format!("1:{i}")).collect();
+        Trace::one_lane(&sites, reads)
     }
 
     #[test]

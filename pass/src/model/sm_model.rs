@@ -37,7 +37,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use crate::decide::kernel_model::{
-    l2_bytes_of, model_within, KernelModel, SearchCut, SearchLimit, Verdicts,
+    l2_bytes_of, model_within, site_groups, KernelModel, SearchCut, SearchLimit, Verdicts,
 };
 use crate::decide::policy::Decision;
 use crate::decide::robust::{weigh_and_descend, Assumption, Candidate, Scenario, NEAR};
@@ -1122,30 +1122,7 @@ fn source_groups(scenarios: &[Scenario]) -> Vec<Vec<usize>> {
             }
         }
     }
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    let mut by_site: HashMap<&str, usize> = HashMap::new();
-    for (i, inst) in instructions.iter().enumerate() {
-        if inst.kind != Kind::Load || !executed[i] {
-            continue;
-        }
-        // `line:column` or `file:line:column`: the line is next to last.
-        let line = inst
-            .site
-            .rsplit(':')
-            .nth(1)
-            .and_then(|l| l.parse::<u32>().ok());
-        let located = line.is_some_and(|l| l > 0);
-        match by_site.get(inst.site.as_str()) {
-            Some(&g) if located => groups[g].push(i),
-            _ => {
-                if located {
-                    by_site.insert(inst.site.as_str(), groups.len());
-                }
-                groups.push(vec![i]);
-            }
-        }
-    }
-    groups
+    site_groups(instructions, &executed)
 }
 
 /// The simulated L1, from the hardware facts (`l1_config`; issue 19).

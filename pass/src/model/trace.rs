@@ -122,6 +122,40 @@ impl Trace {
         &self.addresses[s..s + event.lanes as usize]
     }
 
+    /// A test trace: one lane of one warp of one block, loads only;
+    /// instruction `i`'s site is `sites[i]`, and `reads[k] = (instruction,
+    /// address)` are its 4-byte reads in order.
+    #[cfg(test)]
+    pub fn one_lane<S: AsRef<str>>(sites: &[S], reads: &[(u32, u64)]) -> Trace {
+        let mut t = Trace {
+            instructions: (sites.iter())
+                .map(|s| Instruction {
+                    kind: Kind::Load,
+                    site: s.as_ref().to_string(),
+                })
+                .collect(),
+            blocks: 1,
+            warps_per_block: 1,
+            ..Trace::default()
+        };
+        let mut executions = vec![0u32; sites.len()];
+        for &(inst, addr) in reads {
+            let e = Event {
+                inst,
+                block: 0,
+                warp: 0,
+                execution: executions[inst as usize],
+                bytes: 4,
+                start: 0,
+                lanes: 1,
+                unknown: false,
+            };
+            executions[inst as usize] += 1;
+            t.push(e, &[addr]);
+        }
+        t
+    }
+
     /// Appends an event whose lanes read `addresses` (in lane order).
     pub fn push(&mut self, mut event: Event, addresses: &[u64]) {
         event.start = self.addresses.len() as u32;
