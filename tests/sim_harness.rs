@@ -28,17 +28,21 @@ fn parse(log: &str) -> Vec<Value> {
 
 /// The launches the harness prints for `flag=testdata/FILE`.
 fn parsed(flag: &str, file: &str) -> Vec<Value> {
-    let out = harness()
-        .arg(format!("{flag}={}", common::testdata(file).display()))
-        .output()
-        .expect("python3 runs");
+    let mut c = harness();
+    c.arg(format!("{flag}={}", common::testdata(file).display()));
+    let v = json_of(c);
+    v.as_array().expect("a list of launches").clone()
+}
+
+/// What `command` prints, as JSON; it must succeed.
+fn json_of(mut command: Command) -> Value {
+    let out = command.output().expect("python3 runs");
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("the parser prints JSON");
-    v.as_array().expect("a list of launches").clone()
+    serde_json::from_slice(&out.stdout).expect("JSON on standard output")
 }
 
 fn l1(launch: &Value) -> [u64; 5] {
@@ -225,17 +229,10 @@ forced = [run("f", 1000, 1, kernel="K", assignment=0), run("f", 900, 2, kernel="
 summary = {k["name"]: k["cycles"] for k in sv.oracle_summary(eligible, forced, runs)}
 print(json.dumps({"eligible": eligible, "builds": builds, "summary": summary}))
 "#;
-    let out = Command::new("python3")
-        .args(["-c", code])
-        .arg(common::root().join("scripts/sim-validate"))
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let mut c = Command::new("python3");
+    c.args(["-c", code])
+        .arg(common::root().join("scripts/sim-validate"));
+    let v = json_of(c);
     assert_eq!(v["eligible"], serde_json::json!({"K": [0, 1], "L": [4]}));
     let builds: Vec<(String, u64, String, bool)> = v["builds"]
         .as_array()
@@ -268,7 +265,10 @@ print(json.dumps({"eligible": eligible, "builds": builds, "summary": summary}))
     }
     let k = &v["summary"]["K"];
     assert_eq!(k["best"], 800);
-    assert_eq!(k["best_assignment"], serde_json::json!({"0": "bypass", "1": "cache"}));
+    assert_eq!(
+        k["best_assignment"],
+        serde_json::json!({"0": "bypass", "1": "cache"})
+    );
     assert_eq!(k["better_switch"], 1000);
     assert_eq!(k["share_of_oracle_gain"]["auto"], 1.0);
     assert_eq!(k["share_of_oracle_gain"]["cache-none"], -0.5);

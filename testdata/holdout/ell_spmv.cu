@@ -1,3 +1,5 @@
+// sim-data: gpucc-cache "$PROGRAM" -o gen && ./gen --dump-kernel-data "$WORK"
+// sim-data-flags: --kernel-data=col=$WORK/col.i32
 // ell_spmv: ELLPACK SpMV, column-major ELL (val[k*rows + r], col[k*rows + r]): the val/col loads
 // are coalesced and read once; x is gathered at random columns within a band around the row
 // (some reuse across neighbouring rows). Runs ITERS times (y feeds nothing back: same x).
@@ -6,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <cuda_runtime.h>
+#include "../sim/kernel_data_dump.h"
 
 #define ROWS 4096
 #define K 8
@@ -27,7 +30,7 @@ __global__ void ell_spmv(const float *val, const int *col, const float *x, float
   y[r] = acc;
 }
 
-int main() {
+int main(int argc, char **argv) {
   const int rows = ROWS, k = K;
   float *val = (float *)malloc(sizeof(float) * rows * k);
   int *col = (int *)malloc(sizeof(int) * rows * k);
@@ -47,6 +50,12 @@ int main() {
     }
   }
   for (int i = 0; i < rows; i++) x[i] = (float)((int)(lcg() % 33) - 16) / 16.0f;
+  // --dump-kernel-data DIR: write the index arrays the kernel reads (for the driver's --kernel-data,
+  // bench/sim/run --with-data) and stop before any CUDA call.
+  if (dump_kernel_data_asked(argc, argv)) {
+    dump(argv[2], "col.i32", col, sizeof(int) * rows * k);
+    return 0;
+  }
   float *dval, *dx, *dy; int *dcol;
   cudaMalloc(&dval, sizeof(float) * rows * k);
   cudaMalloc(&dcol, sizeof(int) * rows * k);

@@ -1,3 +1,5 @@
+// sim-data: gpucc-cache "$PROGRAM" -o gen && ./gen --dump-kernel-data "$WORK"
+// sim-data-flags: --kernel-data=idx=$WORK/idx.i32 --kernel-data=offsets=$WORK/offsets.i32
 // embedding_bag: NBAGS bags of BAGSZ indices each; every bag sums BAGSZ rows of a TABLE x DIM
 // float table, gathered by an index array. One warp-wide group per bag: DIM/4 threads, each loads a
 // float4 of every gathered row (a row = DIM*4 = 256 B: two lines per row). Indices are skewed
@@ -7,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <cuda_runtime.h>
+#include "../sim/kernel_data_dump.h"
 
 #define TABLE 2048
 #define DIM 64
@@ -32,7 +35,7 @@ __global__ void embag(const float4 *table, const int *idx, const int *offsets, f
   out[g * vec + lane] = acc;
 }
 
-int main() {
+int main(int argc, char **argv) {
   const int nidx = NBAGS * BAGSZ;
   float *tab = (float *)malloc(sizeof(float) * TABLE * DIM);
   for (int i = 0; i < TABLE * DIM; i++) tab[i] = (float)((int)(lcg() % 129) - 64) / 64.0f;
@@ -40,6 +43,13 @@ int main() {
   int *off = (int *)malloc(sizeof(int) * (NBAGS + 1));
   for (int i = 0; i < nidx; i++) idx[i] = (lcg() & 1) ? (int)((lcg() >> 8) % 64) : (int)((lcg() >> 8) % TABLE);
   for (int b = 0; b <= NBAGS; b++) off[b] = b * BAGSZ;
+  // --dump-kernel-data DIR: write the index arrays the kernel reads (for the driver's --kernel-data,
+  // bench/sim/run --with-data) and stop before any CUDA call.
+  if (dump_kernel_data_asked(argc, argv)) {
+    dump(argv[2], "idx.i32", idx, sizeof(int) * nidx);
+    dump(argv[2], "offsets.i32", off, sizeof(int) * (NBAGS + 1));
+    return 0;
+  }
   float4 *dtab, *dout; int *didx, *doff;
   cudaMalloc(&dtab, sizeof(float) * TABLE * DIM);
   cudaMalloc(&didx, sizeof(int) * nidx);

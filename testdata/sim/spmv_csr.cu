@@ -1,3 +1,5 @@
+// sim-data: gpucc-cache "$PROGRAM" -o gen && ./gen --dump-kernel-data "$WORK"
+// sim-data-flags: --kernel-data=row_ptr=$WORK/row_ptr.i32 --kernel-data=col=$WORK/col.i32
 // spmv_csr: CSR sparse matrix-vector product, one thread per row, on the 5-point Laplacian of a
 // W x H mesh whose vertices are renumbered by a fixed-seed random permutation. row_ptr, col and
 // val are streamed (each thread its own short run), x[col[k]] is a gather: neighbouring mesh points
@@ -8,6 +10,7 @@
 #include <cstring>
 #include <cstdlib>
 #include <cuda_runtime.h>
+#include "kernel_data_dump.h"
 
 #define W 64
 #define H 64
@@ -26,7 +29,7 @@ __global__ void spmv(const int *row_ptr, const int *col, const float *val, const
   y[row] = sum;
 }
 
-int main() {
+int main(int argc, char **argv) {
   const int n = W * H;
   // id_of_cell: the row of grid cell (cx, cy) = cell cy*W + cx.
   int *id_of_cell = (int *)malloc(n * sizeof(int));
@@ -60,6 +63,13 @@ int main() {
     }
   }
   row_ptr[n] = nnz;
+  // --dump-kernel-data DIR: write the index arrays the kernel reads (for the driver's --kernel-data,
+  // bench/sim/run --with-data) and stop before any CUDA call.
+  if (dump_kernel_data_asked(argc, argv)) {
+    dump(argv[2], "row_ptr.i32", row_ptr, (n + 1) * sizeof(int));
+    dump(argv[2], "col.i32", col, nnz * sizeof(int));
+    return 0;
+  }
   float *x = (float *)malloc(n * sizeof(float));
   for (int i = 0; i < n; i++) x[i] = (float)(lcg() % 1024) * (1.0f / 1024.0f);
 

@@ -1,5 +1,7 @@
 // sim-prepare: gpucc-cache partition gen:mesh2d:64x64 --block-dim=64 --out=$WORK/grape
 // sim-validate: -DGRAPE_ORDER="$WORK/grape/vertex_order.u32"
+// sim-data: gpucc-cache "-DGRAPE_ORDER=\"$WORK/grape/vertex_order.u32\"" "$PROGRAM" -o gen && ./gen --dump-kernel-data "$WORK"
+// sim-data-flags: --kernel-data=row_ptr=$WORK/row_ptr.i32 --kernel-data=col=$WORK/col.i32
 // spmv_grape: the CSR SpMV of spmv_csr.cu (one thread per row, 5-point Laplacian), on the mesh that
 // the partitioner's `gen:mesh2d:64x64` generates (same vertex numbering: SplitMix64(seed 1) shuffle
 // of the cells, ported below from grape/src/generate.rs), with rows and columns renumbered by the
@@ -20,6 +22,7 @@
 #include <cstring>
 #include <cstdlib>
 #include <cuda_runtime.h>
+#include "kernel_data_dump.h"
 
 #define W 64
 #define H 64
@@ -51,7 +54,7 @@ __global__ void spmv(const int *row_ptr, const int *col, const float *val, const
   y[row] = sum;
 }
 
-int main() {
+int main(int argc, char **argv) {
   const int n = W * H;
   // The generator's numbering: id_of_cell[cell] for cell = y * W + x.
   uint32_t *id_of_cell = (uint32_t *)malloc(n * sizeof(uint32_t));
@@ -128,6 +131,13 @@ int main() {
     }
   }
   row_ptr[n] = nnz;
+  // --dump-kernel-data DIR: write the index arrays the kernel reads (for the driver's --kernel-data,
+  // bench/sim/run --with-data) and stop before any CUDA call.
+  if (dump_kernel_data_asked(argc, argv)) {
+    dump(argv[2], "row_ptr.i32", row_ptr, (n + 1) * sizeof(int));
+    dump(argv[2], "col.i32", col, nnz * sizeof(int));
+    return 0;
+  }
 
   int *d_row_ptr, *d_col;
   float *d_val, *d_x, *d_y, *d_z;
