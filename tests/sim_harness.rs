@@ -279,3 +279,54 @@ print(json.dumps({"eligible": eligible, "builds": builds, "summary": summary}))
     assert_eq!(l["better_switch"], 450);
     assert_eq!(l["share_of_oracle_gain"]["auto"], Value::Null);
 }
+
+/// `bench/sim/summarize`'s per-kernel oracle figures from the forced runs:
+/// kernel K (2 loads, 2 launches in the cache-all run) has forced runs for
+/// assignments 0..3; assignment 1's run ran K once (a failed launch) and
+/// does not count, assignment 2's has no byte figure and does not count:
+/// points (0, 1000 cycles, 50 bytes) and (3, 900, 40), and no in-context
+/// figures, since two assignments are missing. Within the byte goal of 40
+/// bytes (1.02 x 40 = 40.8): only assignment 3, 900. With all four
+/// assignments, (0, 1000, 50), (1, 980, 60), (2, 870, 45), (3, 900, 40),
+/// in one context: switch = min(1000, 900) = 900, best 870, within the
+/// byte goal (the switches' fewest bytes, 40) 900, auto (the oracle
+/// summary's) 950. A file whose runs lack `kernel` gives no figures.
+#[test]
+fn summarize_counts_only_whole_forced_runs() {
+    let code = r#"
+import importlib.machinery, importlib.util, json, sys
+loader = importlib.machinery.SourceFileLoader("sm", sys.argv[1])
+spec = importlib.util.spec_from_loader("sm", loader)
+sm = importlib.util.module_from_spec(spec)
+loader.exec_module(sm)
+def launch(c, b):
+    return {"name": "K", "cycles": c, "l2_to_l1_bytes": b}
+def run(a, launches):
+    return {"policy": f"forced-{a}", "exit": 0, "kernel": "K", "assignment": a, "kernels": launches}
+result = {
+    "runs": [{"policy": "cache-all", "exit": 0, "kernels": [launch(1, 1), launch(1, 1)]}],
+    "oracle": {"runs": [run(0, [launch(500, 25), launch(500, 25)]), run(1, [launch(100, 1)]),
+                        run(2, [launch(100, None), launch(100, 1)]), run(3, [launch(450, 20), launch(450, 20)])]}}
+k = {"name": "K", "loads": 2, "cycles": {"policies": {"auto": 950}}}
+points = sm.oracle_points(result, k)
+old = json.loads(json.dumps(result))
+del old["oracle"]["runs"][0]["kernel"]
+full = [(0, 1000, 50), (1, 980, 60), (2, 870, 45), (3, 900, 40)]
+print(json.dumps({"points": points, "context": sm.in_context(points, k),
+                  "within": sm.best_within_bytes(points, 40), "old": sm.oracle_points(old, k),
+                  "full": sm.in_context(full, k)}))
+"#;
+    let mut c = Command::new("python3");
+    c.args(["-c", code])
+        .arg(common::root().join("bench/sim/summarize"));
+    let v = json_of(c);
+    assert_eq!(
+        v["points"],
+        serde_json::json!([[0, 1000, 50], [3, 900, 40]])
+    );
+    // Assignments 1 and 2 are missing, so no in-context figures.
+    assert_eq!(v["context"], Value::Null);
+    assert_eq!(v["within"], 900);
+    assert_eq!(v["old"], Value::Null);
+    assert_eq!(v["full"], serde_json::json!([900, 870, 900, 950]));
+}

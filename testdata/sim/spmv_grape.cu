@@ -1,4 +1,4 @@
-// sim-prepare: gpucc-cache partition gen:mesh2d:64x64 --block-dim=64 --out=$WORK/grape
+// sim-prepare: gpucc-cache partition gen:mesh2d:64x64 --block-dim=64 --out="$WORK/grape"
 // sim-validate: -DGRAPE_ORDER="$WORK/grape/vertex_order.u32"
 // sim-data: gpucc-cache "-DGRAPE_ORDER=\"$WORK/grape/vertex_order.u32\"" "$PROGRAM" -o gen && ./gen --dump-kernel-data "$WORK"
 // sim-data-flags: --kernel-data=row_ptr=$WORK/row_ptr.i32 --kernel-data=col=$WORK/col.i32

@@ -15,10 +15,12 @@
 //! Why the copies move together too: under line fill a copy cached alone
 //! fills whole lines that its siblings, still bypassed, never read from
 //! L1, so no single flip pays, and the search stops at a mix no one would
-//! write (a CSR row loop with its column indices bound, `--kernel-data`:
+//! write (a CSR row loop with its row offsets and columns bound,
+//! `--kernel-data`, on GPGPU-Sim's GTX480: the nominal search stopped at
 //! `val[j]` cached in three of five copies, `col[j]` in three, `x[col[j]]`
-//! in four; 91,072 simulated bytes where `val` and `col` cached and `x`
-//! bypassed in every copy take 76,800).
+//! in four, 91,072 simulated bytes, where `val` and `col` cached and `x`
+//! and the row offsets bypassed in every copy take 76,800; with the group
+//! moves it reaches 75,840).
 //!
 //! The search may be bounded ([`SearchLimit`], issue 16): the four complete
 //! choices and the `unknown` pinning always run; past the limit the flips
