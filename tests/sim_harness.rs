@@ -34,6 +34,21 @@ fn parsed(flag: &str, file: &str) -> Vec<Value> {
     v.as_array().expect("a list of launches").clone()
 }
 
+/// What Python `code` prints, as JSON, run with the script at `path` (under
+/// the project root) imported as module `alias`.
+fn python_with(path: &str, alias: &str, code: &str) -> Value {
+    let import = format!(
+        "import importlib.machinery, importlib.util, json, sys\n\
+         loader = importlib.machinery.SourceFileLoader({alias:?}, sys.argv[1])\n\
+         {alias} = importlib.util.module_from_spec(importlib.util.spec_from_loader({alias:?}, loader))\n\
+         loader.exec_module({alias})\n"
+    );
+    let mut c = Command::new("python3");
+    c.args(["-c", &format!("{import}{code}")])
+        .arg(common::root().join(path));
+    json_of(c)
+}
+
 /// What `command` prints, as JSON; it must succeed.
 fn json_of(mut command: Command) -> Value {
     let out = command.output().expect("python3 runs");
@@ -207,11 +222,6 @@ fn refusals_are_one_line_and_name_the_fix() {
 #[test]
 fn oracle_forces_one_kernel_at_a_time() {
     let code = r#"
-import importlib.machinery, importlib.util, json, sys
-loader = importlib.machinery.SourceFileLoader("sv", sys.argv[1])
-spec = importlib.util.spec_from_loader("sv", loader)
-sv = importlib.util.module_from_spec(spec)
-loader.exec_module(sv)
 report = {"kernels": [
     {"symbol": "K", "loads": [{"site": 0, "decision": "bypass"}, {"site": 1, "decision": "cache"},
                               {"site": 1, "decision": "cache"}, {"site": 1, "decision": "default"},
@@ -229,10 +239,7 @@ forced = [run("f", 1000, 1, kernel="K", assignment=0), run("f", 900, 2, kernel="
 summary = {k["name"]: k["cycles"] for k in sv.oracle_summary(eligible, forced, runs)}
 print(json.dumps({"eligible": eligible, "builds": builds, "summary": summary}))
 "#;
-    let mut c = Command::new("python3");
-    c.args(["-c", code])
-        .arg(common::root().join("scripts/sim-validate"));
-    let v = json_of(c);
+    let v = python_with("scripts/sim-validate", "sv", code);
     assert_eq!(v["eligible"], serde_json::json!({"K": [0, 1], "L": [4]}));
     let builds: Vec<(String, u64, String, bool)> = v["builds"]
         .as_array()
@@ -294,11 +301,6 @@ print(json.dumps({"eligible": eligible, "builds": builds, "summary": summary}))
 #[test]
 fn summarize_counts_only_whole_forced_runs() {
     let code = r#"
-import importlib.machinery, importlib.util, json, sys
-loader = importlib.machinery.SourceFileLoader("sm", sys.argv[1])
-spec = importlib.util.spec_from_loader("sm", loader)
-sm = importlib.util.module_from_spec(spec)
-loader.exec_module(sm)
 def launch(c, b):
     return {"name": "K", "cycles": c, "l2_to_l1_bytes": b}
 def run(a, launches):
@@ -316,10 +318,7 @@ print(json.dumps({"points": points, "context": sm.in_context(points, k),
                   "within": sm.best_within_bytes(points, 40), "old": sm.oracle_points(old, k),
                   "full": sm.in_context(full, k)}))
 "#;
-    let mut c = Command::new("python3");
-    c.args(["-c", code])
-        .arg(common::root().join("bench/sim/summarize"));
-    let v = json_of(c);
+    let v = python_with("bench/sim/summarize", "sm", code);
     assert_eq!(
         v["points"],
         serde_json::json!([[0, 1000, 50], [3, 900, 40]])
