@@ -545,6 +545,63 @@ fn near_ties_bypass_on_a_line_fill_part() {
     assert_eq!(p_loads, ["cache", "cache"], "{k:#}");
 }
 
+/// An unknown index into a table every warp reads is taken to stay within
+/// it (issue 19 fact 12; `model::gathers::gathers_in_tables`), where the
+/// walk saw the whole table: no guessed trip count. On GPGPU-Sim's GTX480
+/// the held-out kNN (`testdata/holdout2/knn_bruteforce.cu`), whose four
+/// `ref[best].w` reads were bypassed as sharing nothing, moved 5.30x the
+/// bytes of the better global switch; with them cached 1.15x
+/// (`bench/sim/holdout2`).
+#[test]
+fn an_unknown_index_into_a_table_every_warp_reads_stays_within_it() {
+    let path = testdata("robust").join("table_gather.cu");
+    let r = gtx480_report(&path);
+    // nearest<<<15, 128>>>: one block of 4 warps per SM; n = 64 from the
+    // host launch. q[i]: one 128-byte line per warp, 512 B. table[j].x for
+    // j < 64 (unrolled by 8): every lane of a warp one address, lines 0..3
+    // of the table (8-byte entries: 512 B), read by every warp: cached,
+    // 512 B; bypassed, one 32-byte segment per warp and entry, 4 x 64 x 32
+    // = 8,192 B. table[arg].y: arg unknown, drawn within bytes 0..508 (the
+    // last .x read ends at 63 x 8 + 4), lines the scan fetched: cached, no
+    // byte more. The least: 512 + 512 = 1,024 B, everything cached.
+    let k = kernel(&r, "nearest");
+    assert_eq!(bytes(k, "auto"), 1_024, "{k}");
+    assert_eq!(bytes(k, "cache_all"), 1_024, "{k}");
+    let robust = &k["simulated"]["robust"];
+    assert_eq!(
+        robust["tables"],
+        serde_json::json!(["table (508 B)"]),
+        "{k}"
+    );
+    let gather = (k["loads"].as_array().unwrap().iter())
+        .find(|l| l["pattern"] == "table + 8*? + 4")
+        .unwrap_or_else(|| panic!("{k:#}"));
+    assert_eq!(gather["decision"], "cache", "{k:#}");
+    // Taken to share nothing, the gather would cost a 128-byte line per
+    // lane cached (128 x 128 = 16,384 B) against a 32-byte segment per lane
+    // bypassed (4,096 B), as `hop`'s does: val[i] is a slice of its own per
+    // warp, so val is no table and val[next[i]] keeps that answer.
+    // hop: val[i] and next[i] 512 B each, the gather 4,096 B bypassed.
+    let k = kernel(&r, "hop");
+    assert_eq!(bytes(k, "auto"), 5_120, "{k}");
+    assert!(k["simulated"]["robust"].get("tables").is_none(), "{k}");
+    assert_eq!(decisions(k), ["bypass", "bypass", "bypass"], "{k}");
+    // The kernels without their host code (n unknown, the walk guesses 8
+    // iterations): the scan shows only a part of the table, so no table is
+    // assumed, and the gather shares nothing again.
+    let source = std::fs::read_to_string(&path).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let alone = dir.path().join("kernels_only.cu");
+    std::fs::write(&alone, &source[..source.find("int main()").unwrap()]).unwrap();
+    let r = gtx480_report(&alone);
+    let k = kernel(&r, "nearest");
+    assert!(k["simulated"]["robust"].get("tables").is_none(), "{k}");
+    let gather = (k["loads"].as_array().unwrap().iter())
+        .find(|l| l["pattern"] == "table + 8*? + 4")
+        .unwrap_or_else(|| panic!("{k:#}"));
+    assert_eq!(gather["decision"], "bypass", "{k:#}");
+}
+
 /// The CSR rows' lengths are a guess where nobody bound the row offsets
 /// (issue 19 fact 12; `facts::memory::Memory::guess_rows`): rows of 5, 6,
 /// 7, 8 elements in turn, one guess for clang's remainder loop and its body

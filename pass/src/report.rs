@@ -132,6 +132,11 @@ pub struct Robustness {
     /// guess as well (issue 19 fact 12).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub guessed_rows: Vec<String>,
+    /// Kernel parameters read as tables (`model::gathers::gathers_in_tables`),
+    /// with the bytes every warp reads: unknown indices into them were
+    /// taken to stay within those bytes, an assumption the choice rests on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tables: Vec<String>,
 }
 
 /// One scenario's figures.
@@ -553,6 +558,13 @@ impl Simulated {
             );
             if let Some((part, answers)) = r.measured.split_first() {
                 let _ = writeln!(s, "  measured on {part}: {}", answers.join(", "));
+            }
+            if !r.tables.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "  tables: unknown indices into {} taken to stay within what every warp reads there; the choice rests on it",
+                    r.tables.join(", ")
+                );
             }
             if !r.guessed_rows.is_empty() {
                 let _ = writeln!(

@@ -48,7 +48,7 @@ use crate::gpu::generation::{Arch, CacheOp, Model};
 use crate::gpu::hardware::{DataCache, GlobalLoads, Hardware};
 use crate::gpu::occupancy::{occupancy, Occupancy};
 use crate::llvm::ir::Value;
-use crate::model::gathers::gathers_local;
+use crate::model::gathers::{gathers_in_tables, gathers_local};
 use crate::model::kernel_trace::{
     kernel_program, resident_blocks, KernelProgram, Scope, TracedLoad,
 };
@@ -326,11 +326,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     for p in &program.program.packed_starts {
         if let Some(index) = only_param(&p.start).filter(|i| !stored.contains(i)) {
             if guessed.guess_rows(index, p.size, ROW_GUESS) {
-                let name = (k.function.params().get(index as usize))
-                    .map(|v| v.name())
-                    .filter(|n| !n.is_empty())
-                    .unwrap_or_else(|| format!("argument {index}"));
-                guessed_names.push(name);
+                guessed_names.push(param_name(k.function, index));
             }
         }
     }
@@ -416,6 +412,26 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         Some(t) => (t, Some(walked.trace)),
         None => (walked.trace, None),
     };
+    // Unknown indices into a table every warp reads are drawn within it in
+    // every trace the model weighs (`model::gathers::gathers_in_tables`);
+    // the report names the tables, since the choice rests on that. Not
+    // where a loop ran a guessed trip count or a budget cut the trace: what
+    // every warp read there is a part of the table, maybe a small one.
+    let params = params_of(&program.program, trace.instructions.len());
+    let evidence: Vec<bool> = walked.accesses.iter().map(|a| !a.standin).collect();
+    let tables_known = !walked.guessed_trips && trace.truncated.is_none() && walked_cut.is_none();
+    let in_tables = |t: &Trace| {
+        tables_known
+            .then(|| gathers_in_tables(t, &params, &evidence))
+            .flatten()
+    };
+    let (trace, tables) = match in_tables(&trace) {
+        Some((t, tables)) => (t, tables),
+        None => (trace, Vec::new()),
+    };
+    let table_names: Vec<String> = (tables.iter())
+        .map(|&(index, bytes)| format!("{} ({bytes} B)", param_name(k.function, index)))
+        .collect();
     let l1_bytes = occ.l1_bytes_per_sm / hw.line_bytes * hw.line_bytes;
     let capacity =
         u32::try_from(l1_bytes).map_err(|_| NoModel::Error("L1 too large".to_string()))?;
@@ -471,13 +487,15 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
             )
         });
         rr_evaluations = rr.as_ref().map_or(0, |w| w.evaluations);
-        let rr = rr
-            .filter(|w| w.cut == walked_cut)
-            .map(|w| starts_packed(&w.trace, Packing::ByRow(&w.packed_bases)).unwrap_or(w.trace));
+        let rr = rr.filter(|w| w.cut == walked_cut).map(|w| {
+            let t = starts_packed(&w.trace, Packing::ByRow(&w.packed_bases)).unwrap_or(w.trace);
+            in_tables(&t).map_or(t, |(t, _)| t)
+        });
         let local = gathers_local(&trace, &gathers);
         let packed = scattered
             .then(|| starts_packed(private.as_ref().unwrap_or(&trace), Packing::ByThread))
-            .flatten();
+            .flatten()
+            .map(|t| in_tables(&t).map_or(t, |(t, _)| t));
         let scenarios = scenarios(
             hw,
             &occ,
@@ -490,6 +508,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
             .map_err(|e| NoModel::Error(e.to_string()))?;
         r.report.measured = measured_answers(hw);
         r.report.guessed_rows = guessed_names.clone();
+        r.report.tables = table_names.clone();
         if r.choice != m.auto {
             let sim = crate::model::l1sim::simulate(&trace, &config, &r.choice)
                 .map_err(|e| NoModel::Error(e.to_string()))?;
@@ -1070,6 +1089,7 @@ fn robust_choice(
             scenarios: figures,
             measured: Vec::new(),
             guessed_rows: Vec::new(),
+            tables: Vec::new(),
         },
         simulations: simulations + w.simulations,
         simulated_accesses: spent + w.simulated_accesses,
@@ -1084,6 +1104,31 @@ fn robust_choice(
 /// remainder of an unroll by 2, 4 or 8 occurs and clang's remainder loop
 /// runs for some lanes and not for others.
 pub const ROW_GUESS: &[i64] = &[5, 6, 7, 8];
+
+/// Kernel parameter `index`'s name, as the report gives it.
+fn param_name(function: Value, index: u32) -> String {
+    (function.params().get(index as usize))
+        .map(|v| v.name())
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| format!("argument {index}"))
+}
+
+/// Per trace instruction (`n` of them), the one kernel parameter its
+/// address is based on, if it has exactly one.
+fn params_of(program: &Program, n: usize) -> Vec<Option<u32>> {
+    let mut out: Vec<Option<Option<u32>>> = vec![None; n];
+    for op in program.nodes.iter().flat_map(|n| &n.ops) {
+        let here = only_param(&op.address);
+        if let Some(slot) = out.get_mut(op.inst as usize) {
+            *slot = match *slot {
+                None => Some(here),
+                Some(seen) if seen == here => Some(seen),
+                Some(_) => Some(None),
+            };
+        }
+    }
+    out.into_iter().map(Option::flatten).collect()
+}
 
 /// The one kernel parameter an address is based on, if it has exactly one.
 fn only_param(address: &Expr) -> Option<u32> {

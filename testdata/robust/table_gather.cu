@@ -1,0 +1,60 @@
+// Unknown indices into a table every warp reads (model/gathers.rs,
+// gathers_in_tables; issue 19 fact 12, "an unknown address is not evidence
+// of no reuse"). `nearest` scans a 64-entry table of float2 in every
+// thread, keeps the index of the entry nearest its query (chosen by the
+// data: the walk cannot know it) and reads that entry's .y: the index is
+// unknown, but every warp has just read the table's range. `hop` reads
+// val[i] per thread and val[next[i]] at a loaded index: each warp reads a
+// different slice of val, so val is no table and the gather keeps the
+// nominal "shares nothing" (with the gather scenario beside it).
+// tests/robust_decisions.rs checks both on GPGPU-Sim's GTX480 description.
+#include <cuda_runtime.h>
+#include <math.h>
+
+#define THREADS 128
+#define BLOCKS 15
+#define N 64
+
+__global__ void nearest(const float2 *table, const float *q, float *out, int n) {
+  int i = blockIdx.x * THREADS + threadIdx.x;
+  float p = q[i];
+  float best = 3.0e38f;
+  int arg = 0;
+  for (int j = 0; j < n; j++) {
+    float d = fabsf(table[j].x - p);
+    if (d < best) {
+      best = d;
+      arg = j;
+    }
+  }
+  out[i] = table[arg].y;
+}
+
+__global__ void hop(const int *next, const float *val, float *out) {
+  int i = blockIdx.x * THREADS + threadIdx.x;
+  out[i] = val[i] + val[next[i]];
+}
+
+int main() {
+  float2 *table;
+  float *q, *out, *val;
+  int *next;
+  cudaMalloc(&table, sizeof(float2) * N);
+  cudaMalloc(&q, sizeof(float) * THREADS * BLOCKS);
+  cudaMalloc(&out, sizeof(float) * THREADS * BLOCKS);
+  cudaMalloc(&val, sizeof(float) * THREADS * BLOCKS);
+  cudaMalloc(&next, sizeof(int) * THREADS * BLOCKS);
+  cudaMemset(table, 0, sizeof(float2) * N);
+  cudaMemset(q, 0, sizeof(float) * THREADS * BLOCKS);
+  cudaMemset(val, 0, sizeof(float) * THREADS * BLOCKS);
+  cudaMemset(next, 0, sizeof(int) * THREADS * BLOCKS);
+  nearest<<<BLOCKS, THREADS>>>(table, q, out, N);
+  hop<<<BLOCKS, THREADS>>>(next, val, out);
+  cudaDeviceSynchronize();
+  cudaFree(table);
+  cudaFree(q);
+  cudaFree(out);
+  cudaFree(val);
+  cudaFree(next);
+  return 0;
+}
