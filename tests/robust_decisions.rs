@@ -586,6 +586,9 @@ fn an_unknown_index_into_a_table_every_warp_reads_stays_within_it() {
     assert_eq!(bytes(k, "auto"), 5_120, "{k}");
     assert!(k["simulated"]["robust"].get("tables").is_none(), "{k}");
     assert_eq!(decisions(k), ["bypass", "bypass", "bypass"], "{k}");
+    // centred: every thread reads x[0], in no loop: no table either.
+    let k = kernel(&r, "centred");
+    assert!(k["simulated"]["robust"].get("tables").is_none(), "{k}");
     // The kernels without their host code (n unknown, the walk guesses 8
     // iterations): the scan shows only a part of the table, so no table is
     // assumed, and the gather shares nothing again.

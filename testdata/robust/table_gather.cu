@@ -6,7 +6,9 @@
 // unknown, but every warp has just read the table's range. `hop` reads
 // val[i] per thread and val[next[i]] at a loaded index: each warp reads a
 // different slice of val, so val is no table and the gather keeps the
-// nominal "shares nothing" (with the gather scenario beside it).
+// nominal "shares nothing" (with the gather scenario beside it), as does
+// `centred`'s x[idx[i]] beside x[0]: one read by every thread is no scan of
+// a table.
 // tests/robust_decisions.rs checks both on GPGPU-Sim's GTX480 description.
 #include <cuda_runtime.h>
 #include <math.h>
@@ -35,6 +37,11 @@ __global__ void hop(const int *next, const float *val, float *out) {
   out[i] = val[i] + val[next[i]];
 }
 
+__global__ void centred(const int *idx, const float *x, float *out) {
+  int i = blockIdx.x * THREADS + threadIdx.x;
+  out[i] = x[idx[i]] - x[0];
+}
+
 int main() {
   float2 *table;
   float *q, *out, *val;
@@ -50,6 +57,7 @@ int main() {
   cudaMemset(next, 0, sizeof(int) * THREADS * BLOCKS);
   nearest<<<BLOCKS, THREADS>>>(table, q, out, N);
   hop<<<BLOCKS, THREADS>>>(next, val, out);
+  centred<<<BLOCKS, THREADS>>>(next, val, out);
   cudaDeviceSynchronize();
   cudaFree(table);
   cudaFree(q);

@@ -99,8 +99,11 @@ fn param_slot(address: u64) -> Option<u64> {
 ///
 /// A table range: the bytes the known addresses based on the parameter
 /// cover (from the first byte read to past the last), where every warp
-/// that reads the parameter at a known address covers exactly that range,
-/// at least two warps do, and the range is at most `MAX_BOUNDED_SPAN`.
+/// that reads the parameter at a known address covers exactly that range
+/// and does so in a loop (some instruction reads it again in a later
+/// execution), at least two warps do, and the range is at most
+/// `MAX_BOUNDED_SPAN`. The loop is the evidence of a scan: one read of
+/// `x[0]` by every thread says nothing of where `x[idx[i]]` falls.
 /// `evidence[i]`: instruction `i`'s known addresses count (not those of an
 /// address that reads a stand-in, whose place is an assumption), and its
 /// unknown ones may be drawn.
@@ -122,6 +125,9 @@ pub fn gathers_in_tables(
     // Per parameter: the whole range, and each warp's.
     let mut whole: HashMap<u32, Option<Hull>> = HashMap::new();
     let mut by_warp: HashMap<(u32, u32, u32), Option<Hull>> = HashMap::new();
+    // Per parameter and warp: whether some instruction read it at a known
+    // address in a later execution (a loop over the table).
+    let mut looped: HashMap<(u32, u32, u32), bool> = HashMap::new();
     for e in &trace.events {
         let Some(p) = param(e.inst) else { continue };
         let slot = u64::from(p) + 1;
@@ -132,17 +138,18 @@ pub fn gathers_in_tables(
             let end = a + u64::from(e.bytes);
             widen(whole.entry(p).or_default(), a, end);
             widen(by_warp.entry((p, e.block, e.warp)).or_default(), a, end);
+            *looped.entry((p, e.block, e.warp)).or_default() |= e.execution > 0;
         }
     }
     let mut tables: HashMap<u32, Hull> = HashMap::new();
     for (&p, &h) in &whole {
         let Some(h) = h else { continue };
-        let warps: Vec<Option<Hull>> = (by_warp.iter())
+        let warps: Vec<(Option<Hull>, bool)> = (by_warp.iter())
             .filter(|((q, _, _), _)| *q == p)
-            .map(|(_, &w)| w)
+            .map(|(key, &w)| (w, looped.get(key).copied().unwrap_or(false)))
             .collect();
         if warps.len() >= 2
-            && warps.iter().all(|&w| w == Some(h))
+            && warps.iter().all(|&(w, l)| w == Some(h) && l)
             && h.1 - h.0 <= crate::model::trace::MAX_BOUNDED_SPAN
         {
             tables.insert(p, h);
@@ -280,6 +287,11 @@ mod tests {
         // No table where the reads are not evidence (a stand-in's), or
         // where one warp alone read the range.
         assert!(gathers_in_tables(&t, &params, &[false, true, true, true]).is_none());
+        // No table where no warp read it again in a later execution: a
+        // read of x[0] by every thread is no scan.
+        let mut once = t.clone();
+        once.events.retain(|e| e.inst != 0 || e.execution == 0);
+        assert!(gathers_in_tables(&once, &params, &[true; 4]).is_none());
         let mut one = t.clone();
         one.events.retain(|e| e.warp == 0 || e.inst != 0);
         assert!(gathers_in_tables(&one, &params, &[true; 4]).is_none());
