@@ -545,28 +545,33 @@ fn near_ties_bypass_on_a_line_fill_part() {
     assert_eq!(p_loads, ["cache", "cache"], "{k:#}");
 }
 
-/// An unknown index into a table every warp reads is taken to stay within
-/// it (issue 19 fact 12; `model::gathers::gathers_in_tables`), where the
-/// walk saw the whole table: no guessed trip count. On GPGPU-Sim's GTX480
+/// An unknown index the data chose among the kernel's own values, into a
+/// table every warp scans, is taken to stay within it (issue 19 fact 12;
+/// `model::gathers::gathers_in_tables`), where the walk saw the whole table:
+/// no guessed trip count. On GPGPU-Sim's GTX480
 /// the held-out kNN (`testdata/holdout2/knn_bruteforce.cu`), whose four
 /// `ref[best].w` reads were bypassed as sharing nothing, moved 5.30x the
 /// bytes of the better global switch; with them cached 1.15x
 /// (`bench/sim/holdout2`).
 #[test]
-fn an_unknown_index_into_a_table_every_warp_reads_stays_within_it() {
+fn an_index_the_kernel_chose_into_a_table_every_warp_scans_stays_within_it() {
     let path = testdata("robust").join("table_gather.cu");
     let r = gtx480_report(&path);
-    // nearest<<<15, 128>>>: one block of 4 warps per SM; n = 64 from the
-    // host launch. q[i]: one 128-byte line per warp, 512 B. table[j].x for
-    // j < 64 (unrolled by 8): every lane of a warp one address, lines 0..3
-    // of the table (8-byte entries: 512 B), read by every warp: cached,
-    // 512 B; bypassed, one 32-byte segment per warp and entry, 4 x 64 x 32
-    // = 8,192 B. table[arg].y: arg unknown, drawn within bytes 0..508 (the
-    // last .x read ends at 63 x 8 + 4), lines the scan fetched: cached, no
-    // byte more. The least: 512 + 512 = 1,024 B, everything cached.
+    // nearest<<<30, 128>>>: blocks 0 and 15 share the SM, 4 warps each, on
+    // the two halves of its L1/TEX (sm_52's two units; the description
+    // does not say `l1_slices`); n = 64 from the host launch. q[i]: one
+    // 128-byte line per warp, 8 x 128 = 1,024 B. table[j].x for j < 64
+    // (unrolled by 8): every lane of a warp one address, lines 0..3 of the
+    // table (8-byte entries: 512 B), read by every warp: cached, each half
+    // fetches them once, 2 x 512 = 1,024 B; bypassed, one 32-byte segment
+    // per warp and entry, 8 x 64 x 32 = 16,384 B. table[arg].y: arg
+    // unknown (the data chose it among the loop's j), drawn within bytes
+    // 0..508 (the last .x read ends at 63 x 8 + 4), lines the scan
+    // fetched: cached, no byte more. The least: 1,024 + 1,024 = 2,048 B,
+    // everything cached.
     let k = kernel(&r, "nearest");
-    assert_eq!(bytes(k, "auto"), 1_024, "{k}");
-    assert_eq!(bytes(k, "cache_all"), 1_024, "{k}");
+    assert_eq!(bytes(k, "auto"), 2_048, "{k}");
+    assert_eq!(bytes(k, "cache_all"), 2_048, "{k}");
     let robust = &k["simulated"]["robust"];
     assert_eq!(
         robust["tables"],
@@ -577,16 +582,19 @@ fn an_unknown_index_into_a_table_every_warp_reads_stays_within_it() {
         .find(|l| l["pattern"] == "table + 8*? + 4")
         .unwrap_or_else(|| panic!("{k:#}"));
     assert_eq!(gather["decision"], "cache", "{k:#}");
+    assert_eq!(gather["in_kernel"]["l2_bytes"], 0, "{k:#}");
     // Taken to share nothing, the gather would cost a 128-byte line per
     // lane cached (128 x 128 = 16,384 B) against a 32-byte segment per lane
-    // bypassed (4,096 B), as `hop`'s does: val[i] is a slice of its own per
-    // warp, so val is no table and val[next[i]] keeps that answer.
-    // hop: val[i] and next[i] 512 B each, the gather 4,096 B bypassed.
+    // bypassed (4,096 B), as `hop`'s does: its index is loaded
+    // (val[next[i]] may read anywhere in a larger val), and val[i] is a
+    // slice of its own per warp. hop: val[i] and next[i] 8 x 128 = 1,024 B
+    // each, the gather 256 x 32 = 8,192 B bypassed.
     let k = kernel(&r, "hop");
-    assert_eq!(bytes(k, "auto"), 5_120, "{k}");
+    assert_eq!(bytes(k, "auto"), 10_240, "{k}");
     assert!(k["simulated"]["robust"].get("tables").is_none(), "{k}");
     assert_eq!(decisions(k), ["bypass", "bypass", "bypass"], "{k}");
-    // centred: every thread reads x[0], in no loop: no table either.
+    // centred: every thread reads x[0], in no loop, and the index is
+    // loaded: no table either.
     let k = kernel(&r, "centred");
     assert!(k["simulated"]["robust"].get("tables").is_none(), "{k}");
     // The kernels without their host code (n unknown, the walk guesses 8

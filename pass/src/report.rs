@@ -562,7 +562,7 @@ impl Simulated {
             if !r.tables.is_empty() {
                 let _ = writeln!(
                     s,
-                    "  tables: unknown indices into {} taken to stay within what every warp reads there; the choice rests on it",
+                    "  tables: indices the kernel chose into {} taken to stay within what every warp scans there (an assumption, not a scenario: the choice rests on it)",
                     r.tables.join(", ")
                 );
             }

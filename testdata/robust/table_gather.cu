@@ -1,20 +1,21 @@
-// Unknown indices into a table every warp reads (model/gathers.rs,
+// Unknown indices into a table every warp scans (model/gathers.rs,
 // gathers_in_tables; issue 19 fact 12, "an unknown address is not evidence
 // of no reuse"). `nearest` scans a 64-entry table of float2 in every
 // thread, keeps the index of the entry nearest its query (chosen by the
-// data: the walk cannot know it) and reads that entry's .y: the index is
-// unknown, but every warp has just read the table's range. `hop` reads
-// val[i] per thread and val[next[i]] at a loaded index: each warp reads a
-// different slice of val, so val is no table and the gather keeps the
-// nominal "shares nothing" (with the gather scenario beside it), as does
-// `centred`'s x[idx[i]] beside x[0]: one read by every thread is no scan of
-// a table.
-// tests/robust_decisions.rs checks both on GPGPU-Sim's GTX480 description.
+// data among the loop's own j: the walk cannot know which) and reads that
+// entry's .y: the index is unknown, but every warp of both blocks on the SM
+// has just read the table's range. `hop` reads val[next[i]] at an index
+// loaded from memory (it may read anywhere in a larger val; each warp's
+// val[i] is a slice of its own besides), so the gather keeps the nominal
+// "shares nothing" (with the gather scenario beside it), as does
+// `centred`'s x[idx[i]] beside x[0], which no loop scans.
+// tests/robust_decisions.rs checks the three on GPGPU-Sim's GTX480
+// description; 30 blocks put two on each of its 15 SMs.
 #include <cuda_runtime.h>
 #include <math.h>
 
 #define THREADS 128
-#define BLOCKS 15
+#define BLOCKS 30
 #define N 64
 
 __global__ void nearest(const float2 *table, const float *q, float *out, int n) {

@@ -21,26 +21,29 @@
 //! Bounded unknowns (`table[v & 255]`) keep their drawn addresses: their
 //! range is known.
 //!
-//! A second scenario, [`gathers_in_tables`], is for unknown indices into an
-//! array the kernel also reads at known addresses, the same range from
-//! every warp: a table every thread scans (a k-nearest-neighbour search's
-//! reference points, `ref[j]` for every `j` in each thread's loop, then
-//! `ref[best].w` at an index the data chose). Taken to share nothing, such a
-//! read fetches a line per lane on line-fill parts, although the table is
-//! in L1 already; on GPGPU-Sim's GTX480 config the held-out kNN moved 5.3x
-//! the bytes of cache-all with those four reads bypassed
-//! (`bench/sim/holdout2`). Each such address is drawn uniformly within the
-//! table's known range, as a bounded unknown's is within its range, in
-//! every trace the model weighs: the evidence is the kernel's own reads.
+//! A second rule, [`gathers_in_tables`], is for an index the kernel chose
+//! among values it computed, into an array it also reads at known
+//! addresses, the same range from every warp, in a loop: a table every
+//! thread scans (a k-nearest-neighbour search's reference points, `ref[j]`
+//! for every `j` in each thread's loop, then `ref[best].w` at the `j` the
+//! data chose). Taken to share nothing, such a read fetches a line per lane
+//! on line-fill parts, although the table is in L1 already; on GPGPU-Sim's
+//! GTX480 config the held-out kNN moved 5.3x the bytes of cache-all with
+//! those four reads bypassed (`bench/sim/holdout2`). Each such address is
+//! drawn uniformly within the table's known range, as a bounded unknown's
+//! is within its range, in every trace the model weighs: the evidence is
+//! the kernel's own reads and its own index. An index loaded from memory
+//! (`x[idx[i]]`) is not drawn: it may read anywhere in a larger array of
+//! which every warp scans a part (`x[0..16)`), and keeps "shares nothing".
 //!
 //! Not a scenario beside "shares nothing": weighed against it by worst-case
 //! regret the choice splits (kNN on the GTX480 description: one of the
 //! four reads cached, worst regret 1.50 either way), and the assumption
-//! holds on the one input where it was checked. Where it is wrong (an index
-//! beyond what every warp reads), caching costs at most the rest of a line
-//! per lane on line-fill parts, and nothing on sector-fill parts, where a
-//! cached miss fetches what a bypassed one does; the report names the
-//! tables the choice rests on.
+//! holds on the one input where it was checked. Where it is wrong (a chosen
+//! index beyond what every warp scans), caching costs a line per lane on
+//! line-fill parts, and what those lines evict; nothing on sector-fill
+//! parts, where a cached miss fetches what a bypassed one does. The report
+//! names the tables the choice rests on.
 
 use std::collections::HashMap;
 
@@ -86,101 +89,123 @@ pub fn gathers_local(trace: &Trace, gathers: &[bool]) -> Option<Trace> {
 /// unknowns live above (`unknowns::shift_region`, [`UNKNOWN_REGION`]).
 const BASED_LIMIT: u64 = 1 << 60;
 
-/// The kernel parameter slot of a based address (`Base::address`).
+/// The kernel parameter slot of a based address (`Base::address`): the
+/// nearest base, so that a read below it (`p[j - 8]`) counts as its own.
 fn param_slot(address: u64) -> Option<u64> {
-    (address < BASED_LIMIT).then_some(address >> 36)
+    (address < BASED_LIMIT).then_some((address + (1 << 35)) >> 36)
 }
 
-/// `trace` with the unbounded unknown addresses of every instruction whose
-/// address is based on one kernel parameter (`param_of[i]`, by index) drawn
-/// within that parameter's table range, where it has one (see the module
-/// doc), with the tables drawn in (parameter index, bytes), by index;
-/// `None` when no instruction has such an address.
+/// What [`gathers_in_tables`] may use of each trace instruction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableUse {
+    /// The one kernel parameter its address is based on.
+    pub param: Option<u32>,
+    /// Its known addresses are evidence of a table: a load (stores and
+    /// atomics write, they say nothing of what is read) whose address reads
+    /// no stand-in (whose place is an assumption).
+    pub evidence: bool,
+    /// Its unknown addresses may be drawn within a table: an index the
+    /// kernel chose among values it computed (kNN's best `j`, a phi the
+    /// data picked), not one loaded from memory (`x[idx[i]]`, a gather
+    /// that may read anywhere in a larger array: it keeps "shares nothing",
+    /// with `gathers_local` beside it).
+    pub drawable: bool,
+}
+
+/// `trace` with the unbounded unknown addresses of every drawable
+/// instruction based on one kernel parameter drawn within that
+/// parameter's table range, where it has one (see the module doc), with
+/// the tables drawn in (parameter index, bytes), by index; `None` when no
+/// instruction has such an address.
 ///
-/// A table range: the bytes the known addresses based on the parameter
-/// cover (from the first byte read to past the last), where every warp
-/// that reads the parameter at a known address covers exactly that range
-/// and does so in a loop (some instruction reads it again in a later
-/// execution), at least two warps do, and the range is at most
-/// `MAX_BOUNDED_SPAN`. The loop is the evidence of a scan: one read of
-/// `x[0]` by every thread says nothing of where `x[idx[i]]` falls.
-/// `evidence[i]`: instruction `i`'s known addresses count (not those of an
-/// address that reads a stand-in, whose place is an assumption), and its
-/// unknown ones may be drawn.
-pub fn gathers_in_tables(
-    trace: &Trace,
-    param_of: &[Option<u32>],
-    evidence: &[bool],
-) -> Option<(Trace, Vec<(u32, u64)>)> {
-    let param = |i: u32| {
-        let i = i as usize;
-        (evidence.get(i).copied().unwrap_or(false))
-            .then(|| param_of.get(i).copied().flatten())
-            .flatten()
-    };
+/// A table range: the bytes the known addresses of evidence loads based on
+/// the parameter cover (from the first byte read to past the last), where
+/// - every warp that reads the parameter at a known address covers exactly
+///   that range, and at least two warps of two blocks do (one block's warps
+///   may share a slice of their own: `x + blockIdx.x * n`);
+/// - every such warp scans it: some instruction reads it in a later
+///   execution at another address than in its first (a read of `x[0]` by
+///   every thread, even in a loop, says nothing of where an index falls);
+/// - the range is at most `MAX_BOUNDED_SPAN`.
+pub fn gathers_in_tables(trace: &Trace, uses: &[TableUse]) -> Option<(Trace, Vec<(u32, u64)>)> {
+    let at = |i: u32| uses.get(i as usize).copied().unwrap_or_default();
     type Hull = (u64, u64);
     let widen = |h: &mut Option<Hull>, lo: u64, hi: u64| {
         *h = Some(h.map_or((lo, hi), |(l, e)| (l.min(lo), e.max(hi))));
     };
-    // Per parameter: the whole range, and each warp's.
+    // Per parameter: the whole range; per parameter and warp, its range
+    // and whether it scanned; per instruction and warp, the first lane's
+    // address at the first execution.
     let mut whole: HashMap<u32, Option<Hull>> = HashMap::new();
-    let mut by_warp: HashMap<(u32, u32, u32), Option<Hull>> = HashMap::new();
-    // Per parameter and warp: whether some instruction read it at a known
-    // address in a later execution (a loop over the table).
-    let mut looped: HashMap<(u32, u32, u32), bool> = HashMap::new();
+    let mut by_warp: HashMap<(u32, u32, u32), (Option<Hull>, bool)> = HashMap::new();
+    let mut first: HashMap<(u32, u32, u32), u64> = HashMap::new();
     for e in &trace.events {
-        let Some(p) = param(e.inst) else { continue };
+        let u = at(e.inst);
+        let Some(p) = u.param.filter(|_| u.evidence) else {
+            continue;
+        };
         let slot = u64::from(p) + 1;
-        for &a in trace.lanes(e) {
+        let warp = (p, e.block, e.warp);
+        for (l, &a) in trace.lanes(e).iter().enumerate() {
             if param_slot(a) != Some(slot) {
                 continue;
             }
             let end = a + u64::from(e.bytes);
             widen(whole.entry(p).or_default(), a, end);
-            widen(by_warp.entry((p, e.block, e.warp)).or_default(), a, end);
-            *looped.entry((p, e.block, e.warp)).or_default() |= e.execution > 0;
+            let w = by_warp.entry(warp).or_default();
+            widen(&mut w.0, a, end);
+            if l == 0 {
+                let at_first = *first.entry((e.inst, e.block, e.warp)).or_insert(a);
+                w.1 |= e.execution > 0 && a != at_first;
+            }
         }
     }
     let mut tables: HashMap<u32, Hull> = HashMap::new();
     for (&p, &h) in &whole {
         let Some(h) = h else { continue };
-        let warps: Vec<(Option<Hull>, bool)> = (by_warp.iter())
+        let warps: Vec<(u32, (Option<Hull>, bool))> = (by_warp.iter())
             .filter(|((q, _, _), _)| *q == p)
-            .map(|(key, &w)| (w, looped.get(key).copied().unwrap_or(false)))
+            .map(|(&(_, block, _), &w)| (block, w))
             .collect();
-        if warps.len() >= 2
-            && warps.iter().all(|&(w, l)| w == Some(h) && l)
+        let blocks = warps
+            .iter()
+            .map(|&(b, _)| b)
+            .collect::<std::collections::HashSet<_>>();
+        if blocks.len() >= 2
+            && warps
+                .iter()
+                .all(|&(_, (w, scanned))| w == Some(h) && scanned)
             && h.1 - h.0 <= crate::model::trace::MAX_BOUNDED_SPAN
         {
             tables.insert(p, h);
         }
     }
-    let drawn = |e: &crate::model::trace::Event| -> Option<Range> {
-        let (lo, end) = *tables.get(&param(e.inst)?)?;
+    let drawn = |e: &crate::model::trace::Event| -> Option<(u32, Range)> {
+        let u = at(e.inst);
+        let p = u.param.filter(|_| u.drawable && e.unknown)?;
+        let (lo, end) = *tables.get(&p)?;
         let last = end.checked_sub(u64::from(e.bytes))?;
-        Range::within(
+        let range = Range::within(
             Interval {
                 lo: i128::from(lo),
                 hi: i128::from(last.max(lo)),
             },
             e.bytes,
-        )
+        )?;
+        Some((p, range))
     };
-    let relevant = |e: &crate::model::trace::Event| e.unknown && drawn(e).is_some();
-    if !trace.events.iter().any(relevant) {
+    if !trace.events.iter().any(|e| drawn(e).is_some()) {
         return None;
     }
     let mut out = trace.clone();
     let mut used: Vec<(u32, u64)> = Vec::new();
     for e in &trace.events {
-        let Some(range) = drawn(e).filter(|_| e.unknown) else {
+        let Some((p, range)) = drawn(e) else {
             continue;
         };
-        if let Some(p) = param(e.inst) {
-            let (lo, end) = tables[&p];
-            if !used.iter().any(|&(q, _)| q == p) {
-                used.push((p, end - lo));
-            }
+        let (lo, end) = tables[&p];
+        if !used.iter().any(|&(q, _)| q == p) {
+            used.push((p, end - lo));
         }
         let (s, n) = (e.start as usize, e.lanes as usize);
         for (l, a) in out.addresses[s..s + n].iter_mut().enumerate() {
@@ -245,55 +270,99 @@ mod tests {
         (1 + p) << 36
     }
 
+    /// A load of parameter `param`, evidence, drawable.
+    fn load(param: u32) -> TableUse {
+        TableUse {
+            param: Some(param),
+            evidence: true,
+            drawable: true,
+        }
+    }
+
     #[test]
-    fn unknown_indices_into_a_table_every_warp_reads_are_drawn_within_it() {
-        let load = Instruction {
+    fn unknown_indices_into_a_table_every_warp_scans_are_drawn_within_it() {
+        let site = Instruction {
             kind: Kind::Load,
             site: "1:1".into(),
         };
         let mut t = Trace {
-            instructions: vec![load; 4],
-            blocks: 1,
-            warps_per_block: 2,
+            instructions: vec![site; 4],
+            blocks: 2,
+            warps_per_block: 1,
             ..Trace::default()
         };
         let synthetic = |n: u64| UNKNOWN_REGION + n * 4096;
-        // Instruction 0 reads parameter 0 at bytes 0..256 in both warps (8
-        // words a lane pair: 0..128 then 128..256); instruction 1 reads it
-        // at unknown addresses. Instruction 2 reads parameter 1 at its own
-        // slice per warp (warp 0: 0..8, warp 1: 128..136), instruction 3
-        // at unknown addresses: parameter 1 is no table.
-        for w in 0..2 {
-            t.push(event(0, w, 0, false), &[param(0), param(0) + 124]);
-            t.push(event(0, w, 1, false), &[param(0) + 128, param(0) + 252]);
-            t.push(event(2, w, 0, false), &[param(1) + 128 * u64::from(w) + 4]);
+        let at = |inst: u32, block: u32, execution: u32, unknown: bool| Event {
+            block,
+            ..event(inst, 0, execution, unknown)
+        };
+        // Instruction 0 scans parameter 0 over bytes -8..256 in the warp
+        // of each block (lanes at -8 and 124, then 128 and 252);
+        // instruction 1 reads it at unknown addresses. Instruction 2 reads
+        // parameter 1 at a slice per block (0..4 twice, 128..132 twice),
+        // instruction 3 at unknown addresses: parameter 1 is no table.
+        for b in 0..2 {
+            t.push(at(0, b, 0, false), &[param(0) - 8, param(0) + 124]);
+            t.push(at(0, b, 1, false), &[param(0) + 128, param(0) + 252]);
+            for x in 0..2 {
+                t.push(at(2, b, x, false), &[param(1) + 128 * u64::from(b)]);
+            }
         }
         t.push(
-            event(1, 0, 0, true),
+            at(1, 0, 0, true),
             &[synthetic(1), synthetic(2), synthetic(3)],
         );
-        t.push(event(3, 1, 0, true), &[synthetic(4)]);
-        let params = [Some(0), Some(0), Some(1), Some(1)];
-        let (drawn, tables) = gathers_in_tables(&t, &params, &[true; 4]).unwrap();
-        assert_eq!(tables, vec![(0, 256)]);
-        let e = t.events[6];
+        t.push(at(3, 1, 0, true), &[synthetic(4)]);
+        let uses = [load(0), load(0), load(1), load(1)];
+        let (drawn, tables) = gathers_in_tables(&t, &uses).unwrap();
+        assert_eq!(tables, vec![(0, 264)]);
+        let e = t.events[8];
         for &a in drawn.lanes(&e) {
-            assert!(a >= param(0) && a < param(0) + 256 && a % 4 == 0, "{a:#x}");
+            assert!(
+                a >= param(0) - 8 && a < param(0) + 256 && a % 4 == 0,
+                "{a:#x}"
+            );
         }
         // Nothing else moved: the known reads, and parameter 1's unknown.
         assert_eq!(drawn.events, t.events);
-        assert_eq!(drawn.lanes(&t.events[7]), t.lanes(&t.events[7]));
-        assert_eq!(drawn.addresses[..10], t.addresses[..10]);
-        // No table where the reads are not evidence (a stand-in's), or
-        // where one warp alone read the range.
-        assert!(gathers_in_tables(&t, &params, &[false, true, true, true]).is_none());
-        // No table where no warp read it again in a later execution: a
-        // read of x[0] by every thread is no scan.
-        let mut once = t.clone();
-        once.events.retain(|e| e.inst != 0 || e.execution == 0);
-        assert!(gathers_in_tables(&once, &params, &[true; 4]).is_none());
+        assert_eq!(drawn.lanes(&t.events[9]), t.lanes(&t.events[9]));
+        assert_eq!(drawn.addresses[..12], t.addresses[..12]);
+        // No table where the reads are no evidence (a stand-in's, or a
+        // store's), where the unknown may not be drawn (a loaded index), or
+        // where one block alone read the range.
+        let with = |i: usize, u: TableUse| {
+            let mut v = uses;
+            v[i] = u;
+            v
+        };
+        let no_evidence = with(
+            0,
+            TableUse {
+                evidence: false,
+                ..load(0)
+            },
+        );
+        assert!(gathers_in_tables(&t, &no_evidence).is_none());
+        let loaded = with(
+            1,
+            TableUse {
+                drawable: false,
+                ..load(0)
+            },
+        );
+        assert!(gathers_in_tables(&t, &loaded).is_none());
         let mut one = t.clone();
-        one.events.retain(|e| e.warp == 0 || e.inst != 0);
-        assert!(gathers_in_tables(&one, &params, &[true; 4]).is_none());
+        one.events.retain(|e| e.block == 0 || e.inst != 0);
+        assert!(gathers_in_tables(&one, &uses).is_none());
+        // No table where no warp read another address in a later
+        // execution: x[0] read again and again in a loop is no scan.
+        let mut same = t.clone();
+        for e in same.events.clone() {
+            if e.inst == 0 {
+                let s = e.start as usize;
+                same.addresses[s..s + e.lanes as usize].copy_from_slice(&[param(0), param(0) + 4]);
+            }
+        }
+        assert!(gathers_in_tables(&same, &uses).is_none());
     }
 }

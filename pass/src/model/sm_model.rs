@@ -48,7 +48,7 @@ use crate::gpu::generation::{Arch, CacheOp, Model};
 use crate::gpu::hardware::{DataCache, GlobalLoads, Hardware};
 use crate::gpu::occupancy::{occupancy, Occupancy};
 use crate::llvm::ir::Value;
-use crate::model::gathers::{gathers_in_tables, gathers_local};
+use crate::model::gathers::{gathers_in_tables, gathers_local, TableUse};
 use crate::model::kernel_trace::{
     kernel_program, resident_blocks, KernelProgram, Scope, TracedLoad,
 };
@@ -417,14 +417,17 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     // the report names the tables, since the choice rests on that. Not
     // where a loop ran a guessed trip count or a budget cut the trace: what
     // every warp read there is a part of the table, maybe a small one.
-    let params = params_of(&program.program, trace.instructions.len());
-    let evidence: Vec<bool> = walked.accesses.iter().map(|a| !a.standin).collect();
+    let uses: Vec<TableUse> = (params_of(&program.program, trace.instructions.len()).into_iter())
+        .zip(&trace.instructions)
+        .zip(&walked.accesses)
+        .map(|((param, i), a)| TableUse {
+            param,
+            evidence: !a.standin && matches!(i.kind, Kind::Load | Kind::FixedLoad | Kind::ReadOnly),
+            drawable: !a.standin && !a.gather,
+        })
+        .collect();
     let tables_known = !walked.guessed_trips && trace.truncated.is_none() && walked_cut.is_none();
-    let in_tables = |t: &Trace| {
-        tables_known
-            .then(|| gathers_in_tables(t, &params, &evidence))
-            .flatten()
-    };
+    let in_tables = |t: &Trace| tables_known.then(|| gathers_in_tables(t, &uses)).flatten();
     let (trace, tables) = match in_tables(&trace) {
         Some((t, tables)) => (t, tables),
         None => (trace, Vec::new()),
