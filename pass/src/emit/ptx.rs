@@ -460,6 +460,21 @@ impl Shape {
             && self.bytes == row.bytes
             && (row.lanes == 0 || (self.lanes == row.lanes && self.float == row.float))
     }
+
+    /// Whether a PTX load of shape `self` can be a load the report lists as
+    /// `row` that the backend narrowed: an integer scalar read whose upper
+    /// bytes nothing uses becomes a narrower read of its low bytes at the
+    /// same address (LLVM's DAG combiner, `ReduceLoadWidth`; little-endian
+    /// NVPTX). Seen on `(unsigned char)lut[v]` from an `int` table, read as
+    /// `ld.global.u16` (`testdata/holdout3/histeq.cu`).
+    fn narrows(self, row: Shape) -> bool {
+        self.nc == row.nc
+            && !self.float
+            && !row.float
+            && self.lanes == 1
+            && row.lanes == 1
+            && self.bytes < row.bytes
+    }
 }
 
 /// The shape of an `ld` opcode (`ld.global.nc.v4.f32`).
@@ -605,7 +620,8 @@ fn match_keyless(
                 if r.ty.starts_with("copy of") {
                     return !shape.nc && shape.bytes <= r.bytes;
                 }
-                ir_shape(&r.ty, r.bytes, nc).is_some_and(|row| shape.fits(row))
+                ir_shape(&r.ty, r.bytes, nc)
+                    .is_some_and(|row| shape.fits(row) || shape.narrows(row))
             })
             .filter_map(|r| Some((r.key?, decision_named(&r.decision))))
             .collect();
@@ -1042,6 +1058,20 @@ mod tests {
         );
         assert_eq!(operator_part("ld.global.cg.u8"), "ld.global.cg");
         assert_eq!(operator_part("ld.global.v2.b64"), "ld.global");
+    }
+
+    #[test]
+    fn a_narrowed_integer_read_can_be_its_wider_load_and_nothing_else_can() {
+        let int = ir_shape("i32", 4, false).unwrap();
+        let narrowed = ptx_shape("ld.global.u16").unwrap();
+        assert!(!narrowed.fits(int) && narrowed.narrows(int));
+        assert!(ptx_shape("ld.global.u8").unwrap().narrows(int));
+        // Not a float, a vector, the other path, or a wider read.
+        assert!(!narrowed.narrows(ir_shape("float", 4, false).unwrap()));
+        assert!(!ptx_shape("ld.global.f16").is_some_and(|s| s.narrows(int)));
+        assert!(!ptx_shape("ld.global.v2.u16").unwrap().narrows(int));
+        assert!(!ptx_shape("ld.global.nc.u16").unwrap().narrows(int));
+        assert!(!ptx_shape("ld.global.u64").unwrap().narrows(int));
     }
 
     #[test]
