@@ -77,15 +77,16 @@ fn constants_of_the_only_launch_are_used() {
 }
 
 #[test]
-fn launches_that_disagree_leave_the_argument_unknown() {
+fn launches_that_disagree_take_the_first_and_weigh_the_others() {
     let r = report();
     let l = load(&r, "twice");
-    // w is 64 at line 37 and 128 at line 38: neither is taken.
-    assert_eq!(l["pattern"], "in + 4*((tid.x + 128*ctaid.x) * w)");
-    // Unknown per thread: each of the 128 threads assumed in a sector of its own.
+    // w is 64 at line 37 and 128 at line 38: the first launch's 64 is the
+    // nominal value (the other is a scenario under auto): in + 4*64*i.
+    assert_eq!(l["pattern"], "in + 256*tid.x + 32768*ctaid.x");
+    // 256 B apart: each of the 128 threads in a sector of its own.
     assert_eq!(l["traffic_off_bytes"], 128 * 32);
     assert!(notes(l).contains(
-        &"kernel argument w differs between host launches (lines 37, 38); give --kernel-arg=w=VALUE"
+        &"kernel argument w differs between host launches (lines 37, 38): w = 64 from the first (line 37), the others weighed as scenarios under auto; give --kernel-arg=w=VALUE for one value"
     ), "{:?}", notes(l));
 }
 

@@ -613,6 +613,44 @@ fn an_index_the_kernel_chose_into_a_table_every_warp_scans_stays_within_it() {
     assert_eq!(gather["decision"], "bypass", "{k:#}");
 }
 
+/// Host launches that pass different constants: the first launch's values
+/// are the nominal, the others' scenarios (`analysis/launch.rs`,
+/// `LaunchVariant`; `Assumption::Launch`). The radius of a 1-D box filter
+/// was taken as unknown per thread (it reaches the address through a
+/// clamp), every lane a line of its own, and the filter bypassed; on
+/// GPGPU-Sim's GTX480 the held-out `conv2d_filter` so took 1.23x the
+/// cycles of cache-all (`bench/sim/holdout3`).
+#[test]
+fn launches_that_pass_different_constants_are_weighed_each() {
+    let path = testdata("robust").join("launch_variants.cu");
+    let r = gtx480_report(&path);
+    let k = kernel(&r, "smooth");
+    // smooth<<<32, 128>>>: blocks 0, 15 and 30 on the SM, 4 warps each.
+    // r = 1 (line 30), in[j] for j = i - 1 .. i + 1 clamped to 0..4095:
+    // block 0 reads lines 0..4 (j up to 128), block 15 lines 59..64 (j
+    // 1919..2048), block 30 lines 119..124 (3839..3968): 17 lines cached,
+    // 2,176 B. r = 2 (line 31): j 0..129, 1918..2049, 3838..3969, the same
+    // 17 lines, 2,176 B. Every load cached; clang's loop unrolled by 4 runs
+    // only for r = 2 (5 taps: the remainder loop takes 1), so its loads
+    // are decided by that launch's trace.
+    assert_eq!(bytes(k, "auto"), 2_176, "{k}");
+    let launch = scenario(k, "the host launch at line 31");
+    assert_eq!(launch["l2_bytes"], 2_176, "{k}");
+    assert_eq!(launch["ratio"], 1.0, "{k}");
+    let d = decisions(k);
+    assert_eq!(d.len(), 5, "{k}");
+    assert!(d.iter().all(|&d| d == "cache"), "{k:#}");
+    let notes: Vec<&str> = (k["loads"][0]["notes"].as_array().unwrap().iter())
+        .filter_map(|n| n.as_str())
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("r = 1 from the first (line 30)")),
+        "{notes:?}"
+    );
+}
+
 /// The CSR rows' lengths are a guess where nobody bound the row offsets
 /// (issue 19 fact 12; `facts::memory::Memory::guess_rows`): rows of 5, 6,
 /// 7, 8 elements in turn, one guess for clang's remainder loop and its body

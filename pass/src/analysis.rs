@@ -41,7 +41,7 @@ use crate::report::{KernelReport, LoadReport, MachineReport, Report, SkippedLoad
 mod kernel_model;
 mod launch;
 use kernel_model::{decide_callees, emitted_decisions, reachable, ModelScope};
-use launch::{argument_values, module_warnings, LaunchFact};
+use launch::{argument_values, module_warnings, LaunchFact, LaunchVariant};
 
 /// clang 19's default CUDA arch, used when neither the user nor the module names one.
 pub const FALLBACK_ARCH: Arch = Arch {
@@ -542,6 +542,8 @@ struct Walk<'s> {
     args: HashMap<u32, i64>,
     /// What the host launches say of the parameters the user gave no value.
     launch_facts: HashMap<u32, LaunchFact>,
+    /// The other launches' values, where launches pass different constants.
+    variants: Vec<LaunchVariant>,
     /// Data the user bound to this kernel's pointer arguments.
     memory: Option<Rc<Memory>>,
     known: Known,
@@ -581,7 +583,7 @@ fn analyze_unit(
             demangle(&symbol)
         ));
     }
-    let (args, launch_facts) = argument_values(unit.function, unit.is_kernel, set.opts);
+    let (args, launch_facts, variants) = argument_values(unit.function, unit.is_kernel, set.opts);
     let memory = (unit.is_kernel)
         .then(|| Memory::for_kernel(unit.function, &set.opts.kernel_data))
         .filter(|m| !m.is_empty())
@@ -604,6 +606,7 @@ fn analyze_unit(
         },
         args,
         launch_facts,
+        variants,
         memory,
     };
     let mut out = UnitResult {

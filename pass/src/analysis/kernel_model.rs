@@ -126,6 +126,9 @@ impl Walk<'_> {
             block: self.unit.block,
             grid: self.unit.grid,
             args: self.args.clone(),
+            variants: (self.variants.iter())
+                .map(|v| (v.line, v.args.clone()))
+                .collect(),
             memory: self.memory.clone(),
             loads: &traced,
             static_shared_bytes: static_shared_bytes(self.unit.function, &set.layout),

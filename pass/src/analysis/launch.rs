@@ -12,8 +12,14 @@ use super::*;
 pub(super) enum LaunchFact {
     /// Every launch passes this constant; the lines of the launches.
     Agreed { value: i64, lines: Vec<u32> },
-    /// The launches pass different constants.
-    Differ { lines: Vec<u32> },
+    /// The launches pass different constants: the model takes `value`, the
+    /// first launch's (`line`), and weighs the others as scenarios
+    /// (`LaunchVariant`).
+    Differ {
+        lines: Vec<u32>,
+        value: i64,
+        line: u32,
+    },
     /// These launches pass a value that is not a constant.
     NotConstant { lines: Vec<u32> },
 }
@@ -33,10 +39,10 @@ impl LaunchFact {
             LaunchFact::Agreed { value, lines } => {
                 format!("kernel argument {name} = {value} from {}", at(lines))
             }
-            LaunchFact::Differ { lines } => {
+            LaunchFact::Differ { lines, value, line } => {
                 let list: Vec<String> = lines.iter().map(u32::to_string).collect();
                 format!(
-                    "kernel argument {name} differs between host launches (lines {}); give --kernel-arg={name}=VALUE",
+                    "kernel argument {name} differs between host launches (lines {}): {name} = {value} from the first (line {line}), the others weighed as scenarios under auto; give --kernel-arg={name}=VALUE for one value",
                     list.join(", ")
                 )
             }
@@ -59,17 +65,32 @@ fn fits(value: i64, bits: u32) -> bool {
     (low..=high).contains(&i128::from(value))
 }
 
+/// One host launch whose constant arguments differ from the first
+/// launch's: the kernel's argument values as that launch passes them
+/// (`args`), for a scenario of the kernel-level model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchVariant {
+    pub line: u32,
+    pub args: HashMap<u32, i64>,
+}
+
 /// Values of one function's integer arguments, by parameter index: the
 /// user's (`kernel_args`) first; for a kernel, else the constant every host
-/// launch of it passes (`launch_args`). Also, per parameter the launches
-/// speak of and the user did not give, what they say. Only integer
-/// parameters take a launch's value: a pointer's is an address on another
-/// device, of no use to the model.
+/// launch of it passes (`launch_args`), or where the launches pass
+/// different constants, the first launch's (by line). Also, per parameter
+/// the launches speak of and the user did not give, what they say; and the
+/// other launches that pass other constants, each as a variant of the
+/// values. Only integer parameters take a launch's value: a pointer's is an
+/// address on another device, of no use to the model.
 pub(super) fn argument_values(
     function: Value,
     is_kernel: bool,
     opts: &Options,
-) -> (HashMap<u32, i64>, HashMap<u32, LaunchFact>) {
+) -> (
+    HashMap<u32, i64>,
+    HashMap<u32, LaunchFact>,
+    Vec<LaunchVariant>,
+) {
     let params = function.params();
     let mut out = HashMap::new();
     for (key, value) in &opts.kernel_args {
@@ -83,7 +104,7 @@ pub(super) fn argument_values(
     }
     let mut facts = HashMap::new();
     if !is_kernel {
-        return (out, facts);
+        return (out, facts, Vec::new());
     }
     let symbol = function.name();
     let mine: Vec<_> = (opts.launch_args.iter())
@@ -117,13 +138,47 @@ pub(super) fn argument_values(
                 lines: lines(&|_| true),
             }
         } else {
+            // The first launch in the source takes the nominal value.
+            let (line, value) = (at.iter())
+                .filter_map(|a| Some((a.line, a.value?)))
+                .min()
+                .unwrap_or((first.line, 0));
+            out.insert(i, value);
             LaunchFact::Differ {
                 lines: lines(&|_| true),
+                value,
+                line,
             }
         };
         facts.insert(i, fact);
     }
-    (out, facts)
+    let differing: Vec<u32> = (facts.iter())
+        .filter(|(_, f)| matches!(f, LaunchFact::Differ { .. }))
+        .map(|(&i, _)| i)
+        .collect();
+    let mut variants: Vec<LaunchVariant> = Vec::new();
+    if !differing.is_empty() {
+        let mut lines: Vec<u32> = mine.iter().map(|a| a.line).collect();
+        lines.sort_unstable();
+        lines.dedup();
+        for line in lines {
+            let mut args = out.clone();
+            let mut complete = true;
+            for &i in &differing {
+                match mine.iter().find(|a| a.line == line && a.index == i) {
+                    Some(a) => {
+                        args.insert(i, a.value.unwrap_or_default());
+                    }
+                    None => complete = false,
+                }
+            }
+            let known = args == out || variants.iter().any(|v| v.args == args);
+            if complete && !known {
+                variants.push(LaunchVariant { line, args });
+            }
+        }
+    }
+    (out, facts, variants)
 }
 
 /// Warnings about the module as a whole: no kernels, argument names that

@@ -73,6 +73,10 @@ pub enum Assumption {
     /// Data-dependent gathers read near their own thread's index, as on a
     /// well-ordered mesh (`model::gathers`), instead of sharing nothing.
     GathersLocal,
+    /// The kernel runs with another host launch's argument values (the
+    /// launch at `line`), where launches pass different constants: the
+    /// nominal trace has the first launch's.
+    Launch { line: u32 },
     /// Runs from unknown per-lane starts (`j = row_ptr[r]`) are stored one
     /// after another in thread order, as CSR rows are
     /// (`model::packed_starts`), instead of sharing nothing.
@@ -95,6 +99,7 @@ impl Assumption {
             Assumption::StoresAllocate => "stores allocate in L1".into(),
             Assumption::Sets { sets } => format!("{sets} sets, linear index"),
             Assumption::GathersLocal => "gathers read near their thread's index".into(),
+            Assumption::Launch { line } => format!("the host launch at line {line}"),
             Assumption::StartsPacked => "runs from loaded starts stored one after another".into(),
         }
     }

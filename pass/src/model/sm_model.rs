@@ -246,6 +246,10 @@ pub struct KernelInputs<'a> {
     pub block: Dim3,
     pub grid: Option<Dim3>,
     pub args: HashMap<u32, i64>,
+    /// Other host launches' argument values, where launches pass different
+    /// constants (`args` holds the first's): each a scenario under `auto`,
+    /// by the launch's line.
+    pub variants: Vec<(u32, HashMap<u32, i64>)>,
     pub memory: Option<Rc<Memory>>,
     /// Evaluated loads, with the paper's (conservative, aggressive) verdicts.
     pub loads: &'a [(TracedLoad, [Decision; 2])],
@@ -460,6 +464,9 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     let mut m = model_within(&trace, config, [&cons, &aggr], usable, limit)
         .map_err(|e| NoModel::Error(e.to_string()))?;
     let mut rr_evaluations = 0;
+    // Instructions another launch's walk ran (a loop only a larger radius
+    // enters): the choice decides them too.
+    let mut variant_ran = vec![false; trace.instructions.len()];
     let robust = if k.auto && usable && m.cut.is_none() {
         // The round-robin trace, for its scenario: walked like the nominal
         // one, within what the nominal walk left of the evaluation grant
@@ -494,6 +501,39 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
             let t = starts_packed(&w.trace, Packing::ByRow(&w.packed_bases)).unwrap_or(w.trace);
             in_tables(&t).map_or(t, |(t, _)| t)
         });
+        // Each other launch's values (at most `MAX_LAUNCH_SCENARIOS`),
+        // walked as the round-robin trace is, within the same grant each.
+        let mut launches: Vec<(u32, Trace)> = Vec::new();
+        for (line, args) in k.variants.iter().take(MAX_LAUNCH_SCENARIOS) {
+            let w = walk_limited(
+                &program.program,
+                program.instructions.clone(),
+                &Launch {
+                    args: args.clone(),
+                    ..launch.clone()
+                },
+                Budget {
+                    accesses: grant.spend.thread_accesses,
+                    ..DEFAULT_BUDGET
+                },
+                Limits {
+                    evaluations: (grant.spend.evaluation_steps)
+                        .saturating_sub(walked_evaluations)
+                        .min(walked_evaluations.saturating_mul(2).max(MIN_GRANT)),
+                    deadline: Some(grant.deadline),
+                },
+            );
+            rr_evaluations += w.evaluations;
+            if comparable(w.cut) && w.trace.thread_accesses() > 0 {
+                for e in &w.trace.events {
+                    if let Some(r) = variant_ran.get_mut(e.inst as usize) {
+                        *r = true;
+                    }
+                }
+                let t = starts_packed(&w.trace, Packing::ByRow(&w.packed_bases)).unwrap_or(w.trace);
+                launches.push((*line, in_tables(&t).map_or(t, |(t, _)| t)));
+            }
+        }
         let local = gathers_local(&trace, &gathers);
         let packed = scattered
             .then(|| starts_packed(private.as_ref().unwrap_or(&trace), Packing::ByThread))
@@ -506,6 +546,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
             &trace,
             rr.as_ref(),
             [local.as_ref(), packed.as_ref()],
+            &launches,
         );
         let mut r = robust_choice(&scenarios, &m, [&cons, &aggr], &gathers, usable, limit)
             .map_err(|e| NoModel::Error(e.to_string()))?;
@@ -696,7 +737,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         occ.carveout.map_or("fixed".into(), |c| format!("{c} B")),
         l1_bytes
     );
-    let mut loads = load_models(&program, &trace, &m, k.loads, &once);
+    let mut loads = load_models(&program, &trace, &m, k.loads, &once, &variant_ran);
     if let Some(r) = &robust {
         for (i, entry) in program.entries.iter().enumerate() {
             let Some(l) = entry.and_then(|e| loads.get_mut(&e)) else {
@@ -791,6 +832,7 @@ fn scenarios<'t>(
     trace: &'t Trace,
     rr: Option<&'t Trace>,
     [gathers_local, starts_packed]: [Option<&'t Trace>; 2],
+    launches: &'t [(u32, Trace)],
 ) -> Vec<Scenario<'t>> {
     let nominal = Scenario {
         assumption: Assumption::Nominal,
@@ -855,6 +897,13 @@ fn scenarios<'t>(
         out.push(Scenario {
             assumption: Assumption::GathersLocal,
             trace: local,
+            config,
+        });
+    }
+    for (line, t) in launches {
+        out.push(Scenario {
+            assumption: Assumption::Launch { line: *line },
+            trace: t,
             config,
         });
     }
@@ -1003,6 +1052,7 @@ fn robust_choice(
                 | Assumption::LargerCarveout { .. }
                 | Assumption::EffectiveL1 { .. }
                 | Assumption::GathersLocal
+                | Assumption::Launch { .. }
                 | Assumption::StartsPacked
         ) {
             searches.push((s.assumption.name(), s.trace, s.config));
@@ -1116,6 +1166,10 @@ fn param_name(function: Value, index: u32) -> String {
         .unwrap_or_else(|| format!("argument {index}"))
 }
 
+/// The most other host launches weighed as scenarios (issue 19: model
+/// cost stays bounded); the report's notes name every launch.
+const MAX_LAUNCH_SCENARIOS: usize = 3;
+
 /// Per trace instruction (`n` of them), the one kernel parameter its
 /// address is based on, if it has exactly one.
 fn params_of(program: &Program, n: usize) -> Vec<Option<u32>> {
@@ -1193,13 +1247,17 @@ fn load_models(
     m: &KernelModel,
     loads: &[(TracedLoad, [Decision; 2])],
     once: &[bool],
+    variant_ran: &[bool],
 ) -> HashMap<usize, (LoadModel, bool)> {
     let paper: HashMap<usize, [Decision; 2]> = loads.iter().map(|(l, d)| (l.entry, *d)).collect();
     let mut out = HashMap::new();
     for (i, entry) in program.entries.iter().enumerate() {
         let Some(entry) = *entry else { continue };
         let r = &m.instructions[i];
-        if r.counts.sectors == 0 {
+        // A load no warp of the nominal trace ran is decided only where
+        // another launch's walk ran it (its figures here are the nominal
+        // trace's: none).
+        if r.counts.sectors == 0 && !variant_ran.get(i).copied().unwrap_or(false) {
             continue;
         }
         let cache = m.auto[i];
