@@ -59,7 +59,7 @@ use crate::model::program::Program;
 use crate::model::read_once::read_once;
 use crate::model::schedule::WarpOrder;
 use crate::model::trace::{Kind, Trace};
-use crate::model::walk::{walk_limited, Budget, Cut, Launch, Limits, DEFAULT_BUDGET};
+use crate::model::walk::{walk_limited, Budget, Cut, Launch, Limits, Walked, DEFAULT_BUDGET};
 use crate::report::{
     BudgetHit, LoadModel, ModelCost, PolicyTraffic, Robustness, ScenarioFigure, Simulated,
 };
@@ -476,14 +476,11 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         // nominal walk, covers as many thread-accesses.
         let comparable =
             |c: Option<Cut>| matches!(c, None | Some(Cut::Accesses) | Some(Cut::Steps));
-        let rr = comparable(walked_cut).then(|| {
+        let side_walk = |l: &Launch| {
             walk_limited(
                 &program.program,
                 program.instructions.clone(),
-                &Launch {
-                    order: WarpOrder::RoundRobin,
-                    ..launch.clone()
-                },
+                l,
                 Budget {
                     accesses: grant.spend.thread_accesses,
                     ..DEFAULT_BUDGET
@@ -495,34 +492,28 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
                     deadline: Some(grant.deadline),
                 },
             )
-        });
-        rr_evaluations = rr.as_ref().map_or(0, |w| w.evaluations);
-        let rr = rr.filter(|w| w.cut == walked_cut).map(|w| {
+        };
+        // A side walk's trace as the nominal one is made of the walk's.
+        let as_nominal = |w: Walked| {
             let t = starts_packed(&w.trace, Packing::ByRow(&w.packed_bases)).unwrap_or(w.trace);
             in_tables(&t).map_or(t, |(t, _)| t)
+        };
+        let rr = comparable(walked_cut).then(|| {
+            side_walk(&Launch {
+                order: WarpOrder::RoundRobin,
+                ..launch.clone()
+            })
         });
+        rr_evaluations = rr.as_ref().map_or(0, |w| w.evaluations);
+        let rr = rr.filter(|w| w.cut == walked_cut).map(as_nominal);
         // Each other launch's values (at most `MAX_LAUNCH_SCENARIOS`),
         // walked as the round-robin trace is, within the same grant each.
         let mut launches: Vec<(u32, Trace)> = Vec::new();
         for (line, args) in k.variants.iter().take(MAX_LAUNCH_SCENARIOS) {
-            let w = walk_limited(
-                &program.program,
-                program.instructions.clone(),
-                &Launch {
-                    args: args.clone(),
-                    ..launch.clone()
-                },
-                Budget {
-                    accesses: grant.spend.thread_accesses,
-                    ..DEFAULT_BUDGET
-                },
-                Limits {
-                    evaluations: (grant.spend.evaluation_steps)
-                        .saturating_sub(walked_evaluations)
-                        .min(walked_evaluations.saturating_mul(2).max(MIN_GRANT)),
-                    deadline: Some(grant.deadline),
-                },
-            );
+            let w = side_walk(&Launch {
+                args: args.clone(),
+                ..launch.clone()
+            });
             rr_evaluations += w.evaluations;
             if comparable(w.cut) && w.trace.thread_accesses() > 0 {
                 for e in &w.trace.events {
@@ -530,8 +521,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
                         *r = true;
                     }
                 }
-                let t = starts_packed(&w.trace, Packing::ByRow(&w.packed_bases)).unwrap_or(w.trace);
-                launches.push((*line, in_tables(&t).map_or(t, |(t, _)| t)));
+                launches.push((*line, as_nominal(w)));
             }
         }
         let local = gathers_local(&trace, &gathers);
