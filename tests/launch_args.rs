@@ -86,7 +86,7 @@ fn launches_that_disagree_take_the_first_and_weigh_the_others() {
     // 256 B apart: each of the 128 threads in a sector of its own.
     assert_eq!(l["traffic_off_bytes"], 128 * 32);
     assert!(notes(l).contains(
-        &"kernel argument w differs between host launches (lines 37, 38): w = 64 from the first (line 37), the others weighed as scenarios under auto; give --kernel-arg=w=VALUE for one value"
+        &"kernel argument w differs between host launches (lines 37, 38): the model takes w = 64 from the first (line 37) and, under auto, weighs the other launches as scenarios where their walks fit the budget; give --kernel-arg=w=VALUE for one value"
     ), "{:?}", notes(l));
 }
 

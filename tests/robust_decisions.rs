@@ -651,6 +651,49 @@ fn launches_that_pass_different_constants_are_weighed_each() {
     );
 }
 
+/// The edges of the launch-variant rule an adversarial review found
+/// (`testdata/robust/launch_variants_edges.cu`).
+#[test]
+fn every_other_launch_gets_a_walk_of_its_own_and_read_once_yields_to_it() {
+    let path = testdata("robust").join("launch_variants_edges.cu");
+    let r = gtx480_report(&path);
+    // taps: n = 1 runs clang's remainder loop once; n = 9 also runs the
+    // loop unrolled by 4, whose loads only that launch's walk reaches. Its
+    // walk has a budget of its own, so it is a scenario, and they are
+    // decided (cached, as every load of the kernel).
+    let k = kernel(&r, "taps");
+    scenario(k, "the host launch at line 39");
+    let d = decisions(k);
+    assert_eq!(d.len(), 10, "{k}");
+    assert!(d.iter().all(|&d| d == "cache"), "{k:#}");
+    // pick<<<64, 128>>>: blocks 0, 15, 30, 45, 60 on the SM, 20 warps.
+    // s = 16 (nominal): lanes 64 B apart, 16 lines a warp: cached 20 x 16 x
+    // 128 = 40,960 B, bypassed 20 x 32 x 32 = 20,480 B. s = 0 (line 41):
+    // every lane reads in[0]: cached, one line in each half of the L1/TEX,
+    // 256 B; bypassed, a segment a warp, 640 B. Caching costs 2.0x at
+    // worst, bypassing 2.5x: cached. The read-once rule, which sees only
+    // the nominal trace (where the load reads each line once), is not
+    // applied where other launches are scenarios.
+    let k = kernel(&r, "pick");
+    assert_eq!(scenario(k, "nominal")["l2_bytes"], 40_960, "{k}");
+    assert_eq!(scenario(k, "nominal")["best_bytes"], 20_480, "{k}");
+    let second = scenario(k, "the host launch at line 41");
+    assert_eq!(second["l2_bytes"], 256, "{k}");
+    assert_eq!(decisions(k), ["cache"], "{k}");
+    assert_eq!(read_once(k), [false], "{k}");
+    // stepped: three launches at one line (a loop): no value taken, no
+    // launch weighed, and the note says why.
+    let k = kernel(&r, "stepped");
+    assert!(!scenario_names(k).iter().any(|n| n.contains("host launch")), "{k}");
+    let notes: Vec<&str> = (k["loads"][0]["notes"].as_array().unwrap().iter())
+        .filter_map(|n| n.as_str())
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.contains("several launches at one line")),
+        "{notes:?}"
+    );
+}
+
 /// The CSR rows' lengths are a guess where nobody bound the row offsets
 /// (issue 19 fact 12; `facts::memory::Memory::guess_rows`): rows of 5, 6,
 /// 7, 8 elements in turn, one guess for clang's remainder loop and its body

@@ -14,7 +14,8 @@ pub(super) enum LaunchFact {
     Agreed { value: i64, lines: Vec<u32> },
     /// The launches pass different constants: the model takes `value`, the
     /// first launch's (`line`), and weighs the others as scenarios
-    /// (`LaunchVariant`).
+    /// (`LaunchVariant`); `line` 0 where no value was taken (two launches
+    /// at one line).
     Differ {
         lines: Vec<u32>,
         value: i64,
@@ -39,10 +40,18 @@ impl LaunchFact {
             LaunchFact::Agreed { value, lines } => {
                 format!("kernel argument {name} = {value} from {}", at(lines))
             }
+            LaunchFact::Differ { lines, line: 0, .. } => {
+                let list: Vec<String> = lines.iter().map(u32::to_string).collect();
+                format!(
+                    "kernel argument {name} differs between host launches at line{} {} (several launches at one line: which values go together is not known); give --kernel-arg={name}=VALUE",
+                    if list.len() == 1 { "" } else { "s" },
+                    list.join(", ")
+                )
+            }
             LaunchFact::Differ { lines, value, line } => {
                 let list: Vec<String> = lines.iter().map(u32::to_string).collect();
                 format!(
-                    "kernel argument {name} differs between host launches (lines {}): {name} = {value} from the first (line {line}), the others weighed as scenarios under auto; give --kernel-arg={name}=VALUE for one value",
+                    "kernel argument {name} differs between host launches (lines {}): the model takes {name} = {value} from the first (line {line}) and, under auto, weighs the other launches as scenarios where their walks fit the budget; give --kernel-arg={name}=VALUE for one value",
                     list.join(", ")
                 )
             }
@@ -138,24 +147,63 @@ pub(super) fn argument_values(
                 lines: lines(&|_| true),
             }
         } else {
-            // The first launch in the source takes the nominal value.
-            let (line, value) = (at.iter())
-                .filter_map(|a| Some((a.line, a.value?)))
-                .min()
-                .unwrap_or((first.line, 0));
-            out.insert(i, value);
             LaunchFact::Differ {
                 lines: lines(&|_| true),
-                value,
-                line,
+                value: 0,
+                line: 0,
             }
         };
         facts.insert(i, fact);
     }
-    let differing: Vec<u32> = (facts.iter())
+    // Where launches differ, the first launch in the source (by line) gives
+    // every differing parameter its nominal value, and each other launch is
+    // a variant. Launches are told apart by line only: where two launches
+    // of the kernel share a line (a loop the optimiser unrolled, a macro),
+    // which values go together is not known, and the differing parameters
+    // stay unknown (no value, no variant).
+    let mut differing: Vec<u32> = (facts.iter())
         .filter(|(_, f)| matches!(f, LaunchFact::Differ { .. }))
         .map(|(&i, _)| i)
         .collect();
+    differing.sort_unstable();
+    let one_per_line = differing.iter().all(|&i| {
+        let mut l: Vec<u32> = (mine.iter())
+            .filter(|a| a.index == i)
+            .map(|a| a.line)
+            .collect();
+        let n = l.len();
+        l.sort_unstable();
+        l.dedup();
+        l.len() == n
+    });
+    let value_at = |line: u32, i: u32| {
+        (mine.iter())
+            .find(|a| a.line == line && a.index == i)
+            .and_then(|a| a.value)
+    };
+    let first_line = (mine.iter())
+        .filter(|a| differing.contains(&a.index))
+        .map(|a| a.line)
+        .min();
+    let nominal: Option<Vec<(u32, i64)>> = first_line.filter(|_| one_per_line).and_then(|l| {
+        differing
+            .iter()
+            .map(|&i| Some((i, value_at(l, i)?)))
+            .collect()
+    });
+    let Some(nominal) = nominal else {
+        return (out, facts, Vec::new());
+    };
+    let line = first_line.unwrap_or_default();
+    for &(i, value) in &nominal {
+        out.insert(i, value);
+        if let Some(LaunchFact::Differ {
+            value: v, line: l, ..
+        }) = facts.get_mut(&i)
+        {
+            (*v, *l) = (value, line);
+        }
+    }
     let mut variants: Vec<LaunchVariant> = Vec::new();
     if !differing.is_empty() {
         let mut lines: Vec<u32> = mine.iter().map(|a| a.line).collect();
@@ -165,9 +213,9 @@ pub(super) fn argument_values(
             let mut args = out.clone();
             let mut complete = true;
             for &i in &differing {
-                match mine.iter().find(|a| a.line == line && a.index == i) {
-                    Some(a) => {
-                        args.insert(i, a.value.unwrap_or_default());
+                match value_at(line, i) {
+                    Some(v) => {
+                        args.insert(i, v);
                     }
                     None => complete = false,
                 }

@@ -476,7 +476,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         // nominal walk, covers as many thread-accesses.
         let comparable =
             |c: Option<Cut>| matches!(c, None | Some(Cut::Accesses) | Some(Cut::Steps));
-        let side_walk = |l: &Launch| {
+        let side_walk = |l: &Launch, evaluations: u64| {
             walk_limited(
                 &program.program,
                 program.instructions.clone(),
@@ -486,34 +486,45 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
                     ..DEFAULT_BUDGET
                 },
                 Limits {
-                    evaluations: (grant.spend.evaluation_steps)
-                        .saturating_sub(walked_evaluations)
-                        .min(walked_evaluations.saturating_mul(2).max(MIN_GRANT)),
+                    evaluations,
                     deadline: Some(grant.deadline),
                 },
             )
         };
+        let left = |spent: u64| (grant.spend.evaluation_steps).saturating_sub(spent);
         // A side walk's trace as the nominal one is made of the walk's.
         let as_nominal = |w: Walked| {
             let t = starts_packed(&w.trace, Packing::ByRow(&w.packed_bases)).unwrap_or(w.trace);
             in_tables(&t).map_or(t, |(t, _)| t)
         };
         let rr = comparable(walked_cut).then(|| {
-            side_walk(&Launch {
-                order: WarpOrder::RoundRobin,
-                ..launch.clone()
-            })
+            side_walk(
+                &Launch {
+                    order: WarpOrder::RoundRobin,
+                    ..launch.clone()
+                },
+                left(walked_evaluations).min(walked_evaluations.saturating_mul(2).max(MIN_GRANT)),
+            )
         });
         rr_evaluations = rr.as_ref().map_or(0, |w| w.evaluations);
         let rr = rr.filter(|w| w.cut == walked_cut).map(as_nominal);
         // Each other launch's values (at most `MAX_LAUNCH_SCENARIOS`),
-        // walked as the round-robin trace is, within the same grant each.
+        // walked as the round-robin trace is, each within an equal share of
+        // what the nominal and round-robin walks left of the grant (not a
+        // multiple of the nominal walk's cost: a first launch that runs no
+        // loop would starve a second that does). A walk the grant cuts is
+        // no scenario, and the loads only it ran stay undecided.
         let mut launches: Vec<(u32, Trace)> = Vec::new();
+        let variants = k.variants.len().min(MAX_LAUNCH_SCENARIOS) as u64;
+        let share = left(walked_evaluations + rr_evaluations) / variants.max(1);
         for (line, args) in k.variants.iter().take(MAX_LAUNCH_SCENARIOS) {
-            let w = side_walk(&Launch {
-                args: args.clone(),
-                ..launch.clone()
-            });
+            let w = side_walk(
+                &Launch {
+                    args: args.clone(),
+                    ..launch.clone()
+                },
+                share,
+            );
             rr_evaluations += w.evaluations;
             if comparable(w.cut) && w.trace.thread_accesses() > 0 {
                 for e in &w.trace.events {
@@ -572,7 +583,9 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     // is read once only if they share none of its lines either: an address
     // that ignores a block index, or whose blocks overlap (a stencil's
     // halo), is shared there.
-    let once: Vec<bool> = if k.auto && usable && whole {
+    // Not where other launches are scenarios: a load one launch reads once
+    // another may reuse (`in[i * s]` with s = 0).
+    let once: Vec<bool> = if k.auto && usable && whole && k.variants.is_empty() {
         let probe = probe_blocks(&launch.blocks, k.grid);
         let probed = (!probe.is_empty()).then(|| {
             walk_of(&Launch {
