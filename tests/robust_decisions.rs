@@ -481,8 +481,12 @@ fn a_gather_is_weighed_under_the_scenario_that_it_shares_lines() {
     assert_eq!(local["ratio"], 1.0, "{k}");
 }
 
-/// GPGPU-Sim's GTX480 as `scripts/sim-validate` describes it to the model:
-/// 16 KB of L1 in 4 ways filling whole 128-byte lines, plain loads cached.
+/// GPGPU-Sim's GTX480 much as `scripts/sim-validate` describes it to the
+/// model: 16 KB of L1 in 4 ways filling whole 128-byte lines, plain loads
+/// cached. Two lines of that description are left out, so the figures
+/// here are computed without them: `l1_slices = 1` (so the L1/TEX is
+/// sm_52's two halves, blocks split between them) and `set_index =
+/// fermi-hash` (so sets are linear).
 const GTX480: &str = "base = sm_52\nname = GTX480\nsms = 15\nline_bytes = 128\n\
                       sector_bytes = 32\nfill = line\nglobal_loads = l1\nmax_blocks_per_sm = 8\n\
                       max_warps_per_sm = 48\nregisters_per_sm = 32768\n\
@@ -684,12 +688,17 @@ fn every_other_launch_gets_a_walk_of_its_own_and_read_once_yields_to_it() {
     // stepped: three launches at one line (a loop): no value taken, no
     // launch weighed, and the note says why.
     let k = kernel(&r, "stepped");
-    assert!(!scenario_names(k).iter().any(|n| n.contains("host launch")), "{k}");
+    assert!(
+        !scenario_names(k).iter().any(|n| n.contains("host launch")),
+        "{k}"
+    );
     let notes: Vec<&str> = (k["loads"][0]["notes"].as_array().unwrap().iter())
         .filter_map(|n| n.as_str())
         .collect();
     assert!(
-        notes.iter().any(|n| n.contains("several launches at one line")),
+        notes
+            .iter()
+            .any(|n| n.contains("several launches at one line")),
         "{notes:?}"
     );
 }
