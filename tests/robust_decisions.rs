@@ -59,6 +59,20 @@ fn scenario<'a>(k: &'a Value, prefix: &str) -> &'a Value {
     .unwrap_or_else(|| panic!("no scenario {prefix} in {k}"))
 }
 
+/// The load of `k` whose pattern is `pattern`.
+fn load_with<'a>(k: &'a Value, pattern: &str) -> &'a Value {
+    (k["loads"].as_array().unwrap().iter())
+        .find(|l| l["pattern"] == pattern)
+        .unwrap_or_else(|| panic!("no load {pattern} in {k:#}"))
+}
+
+/// Whether `k`'s first load has a note containing `text`.
+fn first_load_notes(k: &Value, text: &str) -> bool {
+    (k["loads"][0]["notes"].as_array().unwrap().iter())
+        .filter_map(|n| n.as_str())
+        .any(|n| n.contains(text))
+}
+
 /// Fact 4: ties go to cache on sector-fill parts.
 #[test]
 fn a_thrashing_row_walk_ties_and_is_cached() {
@@ -582,9 +596,7 @@ fn an_index_the_kernel_chose_into_a_table_every_warp_scans_stays_within_it() {
         serde_json::json!(["table (508 B)"]),
         "{k}"
     );
-    let gather = (k["loads"].as_array().unwrap().iter())
-        .find(|l| l["pattern"] == "table + 8*? + 4")
-        .unwrap_or_else(|| panic!("{k:#}"));
+    let gather = load_with(k, "table + 8*? + 4");
     assert_eq!(gather["decision"], "cache", "{k:#}");
     assert_eq!(gather["in_kernel"]["l2_bytes"], 0, "{k:#}");
     // Taken to share nothing, the gather would cost a 128-byte line per
@@ -611,9 +623,7 @@ fn an_index_the_kernel_chose_into_a_table_every_warp_scans_stays_within_it() {
     let r = gtx480_report(&alone);
     let k = kernel(&r, "nearest");
     assert!(k["simulated"]["robust"].get("tables").is_none(), "{k}");
-    let gather = (k["loads"].as_array().unwrap().iter())
-        .find(|l| l["pattern"] == "table + 8*? + 4")
-        .unwrap_or_else(|| panic!("{k:#}"));
+    let gather = load_with(k, "table + 8*? + 4");
     assert_eq!(gather["decision"], "bypass", "{k:#}");
 }
 
@@ -644,14 +654,9 @@ fn launches_that_pass_different_constants_are_weighed_each() {
     let d = decisions(k);
     assert_eq!(d.len(), 5, "{k}");
     assert!(d.iter().all(|&d| d == "cache"), "{k:#}");
-    let notes: Vec<&str> = (k["loads"][0]["notes"].as_array().unwrap().iter())
-        .filter_map(|n| n.as_str())
-        .collect();
     assert!(
-        notes
-            .iter()
-            .any(|n| n.contains("r = 1 from the first (line 30)")),
-        "{notes:?}"
+        first_load_notes(k, "takes r = 1 from the first (line 30)"),
+        "{k:#}"
     );
 }
 
@@ -692,15 +697,7 @@ fn every_other_launch_gets_a_walk_of_its_own_and_read_once_yields_to_it() {
         !scenario_names(k).iter().any(|n| n.contains("host launch")),
         "{k}"
     );
-    let notes: Vec<&str> = (k["loads"][0]["notes"].as_array().unwrap().iter())
-        .filter_map(|n| n.as_str())
-        .collect();
-    assert!(
-        notes
-            .iter()
-            .any(|n| n.contains("several launches at one line")),
-        "{notes:?}"
-    );
+    assert!(first_load_notes(k, "several launches at one line"), "{k:#}");
 }
 
 /// The CSR rows' lengths are a guess where nobody bound the row offsets

@@ -129,6 +129,15 @@ pub struct TableUse {
 /// - the range is at most `MAX_BOUNDED_SPAN`.
 pub fn gathers_in_tables(trace: &Trace, uses: &[TableUse]) -> Option<(Trace, Vec<(u32, u64)>)> {
     let at = |i: u32| uses.get(i as usize).copied().unwrap_or_default();
+    // Most kernels have no unknown a table could hold: no pass over every
+    // address for them.
+    let drawable = |e: &crate::model::trace::Event| {
+        let u = at(e.inst);
+        e.unknown && u.drawable && u.param.is_some()
+    };
+    if !trace.events.iter().any(drawable) {
+        return None;
+    }
     type Hull = (u64, u64);
     let widen = |h: &mut Option<Hull>, lo: u64, hi: u64| {
         *h = Some(h.map_or((lo, hi), |(l, e)| (l.min(lo), e.max(hi))));
