@@ -109,6 +109,24 @@ pub struct Simulated {
     /// (issue 19), as the report names them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub followed_calls: Vec<String>,
+    /// The whole launch's L2->L1 bytes per policy, from the first wave of
+    /// blocks of several SMs (`model::sm_model`); absent where the grid is
+    /// not known, the machine has one SM, or the trace or a budget was cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch: Option<LaunchTraffic>,
+}
+
+/// The launch estimate: the traffic of the blocks `sms` SMs hold at once,
+/// scaled to the grid by blocks.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct LaunchTraffic {
+    /// SMs whose blocks were simulated, of the `of_sms` that get blocks.
+    pub sms: u32,
+    pub of_sms: u32,
+    /// Blocks simulated over those SMs, and blocks in the grid.
+    pub blocks: u64,
+    pub grid_blocks: u64,
+    pub traffic_bytes: PolicyTraffic,
 }
 
 /// `auto`'s choice weighed over the scenarios (`decide::robust`).
@@ -534,6 +552,14 @@ impl Simulated {
         );
         if let Some(cut) = &self.truncated {
             let _ = writeln!(s, "  simulation cut: {cut}");
+        }
+        if let Some(l) = &self.launch {
+            let t = &l.traffic_bytes;
+            let _ = writeln!(
+                s,
+                "  launch estimate ({} of {} SMs, {} blocks, scaled to {}): auto {}, cache-all {}, cache-none {}, conservative {}, aggressive {}, decided {}",
+                l.sms, l.of_sms, l.blocks, l.grid_blocks, t.auto, t.cache_all, t.cache_none, t.conservative, t.aggressive, t.decided
+            );
         }
         if !self.followed_calls.is_empty() {
             let _ = writeln!(

@@ -307,9 +307,14 @@ fn access(
 /// for S SMs; `count` of them (fewer when the grid is smaller). Without a
 /// grid, blocks are numbered along x.
 pub fn resident_blocks(count: u32, sms: u32, grid: Option<Dim3>) -> Vec<[i64; 3]> {
+    resident_blocks_on(0, count, sms, grid)
+}
+
+/// [`resident_blocks`] of SM `sm`: blocks `sm`, `sm + S`, `sm + 2S`, ...
+pub fn resident_blocks_on(sm: u32, count: u32, sms: u32, grid: Option<Dim3>) -> Vec<[i64; 3]> {
     let total = grid.map_or(u64::MAX, Dim3::count);
     (0..u64::from(count))
-        .map(|j| j * u64::from(sms.max(1)))
+        .map(|j| u64::from(sm) + j * u64::from(sms.max(1)))
         .take_while(|&id| id < total)
         .map(|id| match grid {
             Some(g) => {

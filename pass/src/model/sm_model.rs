@@ -50,7 +50,7 @@ use crate::gpu::occupancy::{occupancy, Occupancy};
 use crate::llvm::ir::Value;
 use crate::model::gathers::{gathers_in_tables, gathers_local, TableUse};
 use crate::model::kernel_trace::{
-    kernel_program, resident_blocks, KernelProgram, Scope, TracedLoad,
+    kernel_program, resident_blocks, resident_blocks_on, KernelProgram, Scope, TracedLoad,
 };
 use crate::model::l1_config::Scenario as L1Question;
 use crate::model::l1sim::{Fill, L1Config, L1Error, Provenance};
@@ -61,7 +61,8 @@ use crate::model::schedule::WarpOrder;
 use crate::model::trace::{Kind, Trace};
 use crate::model::walk::{walk_limited, Budget, Cut, Launch, Limits, Walked, DEFAULT_BUDGET};
 use crate::report::{
-    BudgetHit, LoadModel, ModelCost, PolicyTraffic, Robustness, ScenarioFigure, Simulated,
+    BudgetHit, LaunchTraffic, LoadModel, ModelCost, PolicyTraffic, Robustness, ScenarioFigure,
+    Simulated,
 };
 
 /// The model's work in the units its budgets count.
@@ -700,6 +701,33 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
             );
         }
     }
+    let launch_traffic = launch_estimate(&LaunchEstimate {
+        program: &program,
+        launch: &launch,
+        sm0: &trace,
+        sm0_bytes: PolicyTraffic {
+            auto: m.bytes.auto,
+            cache_all: m.bytes.cache_all,
+            cache_none: m.bytes.cache_none,
+            conservative: m.bytes.conservative,
+            aggressive: m.bytes.aggressive,
+            decided,
+        },
+        choices: [&m.auto, &emitted],
+        verdicts: [&cons, &aggr],
+        config,
+        usable,
+        sms: hw.sm_count(),
+        blocks_per_sm: occ.blocks_per_sm,
+        grid: k.grid,
+        complete: walked_cut.is_none() && trace.truncated.is_none(),
+        nominal_cost: walked_evaluations,
+        deadline: grant.deadline,
+        prepare: &|w: Walked| {
+            let t = starts_packed(&w.trace, Packing::ByRow(&w.packed_bases)).unwrap_or(w.trace);
+            in_tables(&t).map_or(t, |(t, _)| t)
+        },
+    });
     let spent = Spend {
         thread_accesses: accesses,
         evaluation_steps: walked_evaluations + rr_evaluations,
@@ -773,6 +801,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
                 simulated_accesses: spent.simulated_accesses,
             },
             robust: robust.map(|r| r.report),
+            launch: launch_traffic,
             followed_calls: (program.followed.iter())
                 .map(|f| crate::facts::kernels::demangle(&f.name()))
                 .collect(),
@@ -783,6 +812,134 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         trace,
         spent,
         budget,
+    })
+}
+
+/// What [`launch_estimate`] needs.
+struct LaunchEstimate<'a> {
+    program: &'a KernelProgram,
+    launch: &'a Launch,
+    /// SM 0's trace (the nominal one) and its figures.
+    sm0: &'a Trace,
+    sm0_bytes: PolicyTraffic,
+    /// `auto`'s choice and the build's, then the paper's verdicts.
+    choices: [&'a [bool]; 2],
+    verdicts: [&'a Verdicts; 2],
+    config: L1Config,
+    usable: bool,
+    sms: u32,
+    blocks_per_sm: u32,
+    grid: Option<Dim3>,
+    /// Whether SM 0's walk covered the whole of its blocks' work.
+    complete: bool,
+    /// Evaluation steps SM 0's walk took.
+    nominal_cost: u64,
+    deadline: Instant,
+    /// What makes a walk's trace as the nominal one is made (rows
+    /// packed, tables drawn in).
+    prepare: &'a dyn Fn(Walked) -> Trace,
+}
+
+/// Evaluation steps the launch estimate may take, over every SM it walks
+/// besides SM 0: about a tenth of a second of walking.
+const LAUNCH_EVALUATIONS: u64 = 1 << 24;
+
+/// Simulated thread-accesses the launch estimate may replay.
+const LAUNCH_SIMULATED: u64 = 1 << 25;
+
+/// The launch's L2->L1 bytes per policy. One SM's blocks are not the
+/// grid's: where the grid has edges (a stencil's border blocks read fewer
+/// lines) SM 0 holds its own share of them, and its figure times the
+/// number of SMs can be off by a quarter (`testdata/sim/stencil3d.cu` on
+/// GPGPU-Sim's GTX480: SM 0's blocks predicted 0.765x the launch's bytes,
+/// the fifteen SMs' together 0.979x). So the first wave of blocks of every
+/// SM that gets blocks is walked and simulated, as SM 0's is, and their
+/// bytes scaled to the grid by blocks; where that costs more than
+/// [`LAUNCH_EVALUATIONS`] or [`LAUNCH_SIMULATED`], as many SMs as fit,
+/// evenly spaced. None where SM 0's trace was cut (its figure covers part
+/// of the kernel), the grid is unknown, or another SM's walk was cut.
+/// Charged to no budget: it decides nothing, and must not change what a
+/// later kernel's model may spend.
+fn launch_estimate(e: &LaunchEstimate) -> Option<LaunchTraffic> {
+    let grid = e.grid?;
+    let grid_blocks = grid.count();
+    let with_blocks = u64::from(e.sms).min(grid_blocks) as u32;
+    if !e.complete || with_blocks < 2 || e.sm0.thread_accesses() == 0 {
+        return None;
+    }
+    let by_cost = LAUNCH_EVALUATIONS / e.nominal_cost.max(1);
+    let by_simulation = LAUNCH_SIMULATED / (6 * e.sm0.thread_accesses());
+    let others = u64::from(with_blocks - 1).min(by_cost).min(by_simulation) as u32;
+    if others == 0 {
+        return None;
+    }
+    let n = e.sm0.instructions.len();
+    let default = e.config.default_load_allocates;
+    let paper = |v: &Verdicts| -> Vec<bool> {
+        (0..n)
+            .map(|i| v.get(i).copied().flatten().unwrap_or(default) && e.usable)
+            .collect()
+    };
+    let choices = [
+        e.choices[0].to_vec(),
+        vec![e.usable; n],
+        vec![false; n],
+        paper(e.verdicts[0]),
+        paper(e.verdicts[1]),
+        e.choices[1].to_vec(),
+    ];
+    let s0 = &e.sm0_bytes;
+    let mut total = [
+        s0.auto,
+        s0.cache_all,
+        s0.cache_none,
+        s0.conservative,
+        s0.aggressive,
+        s0.decided,
+    ];
+    let mut blocks = u64::from(e.sm0.blocks);
+    let mut evaluations = 0u64;
+    for j in 1..=others {
+        let sm = (u64::from(j) * u64::from(with_blocks) / u64::from(others + 1)) as u32;
+        let launch = Launch {
+            blocks: resident_blocks_on(sm, e.blocks_per_sm, e.sms, e.grid),
+            ..e.launch.clone()
+        };
+        let w = walk_limited(
+            &e.program.program,
+            e.program.instructions.clone(),
+            &launch,
+            DEFAULT_BUDGET,
+            Limits {
+                evaluations: LAUNCH_EVALUATIONS.saturating_sub(evaluations),
+                deadline: Some(e.deadline),
+            },
+        );
+        evaluations += w.evaluations;
+        if w.cut.is_some() || w.trace.truncated.is_some() {
+            return None;
+        }
+        let t = (e.prepare)(w);
+        for (sum, c) in total.iter_mut().zip(&choices) {
+            *sum += l2_bytes_of(&t, e.config, c).ok()?;
+        }
+        blocks += u64::from(t.blocks);
+    }
+    let scale = |b: u64| (u128::from(b) * u128::from(grid_blocks) / u128::from(blocks)) as u64;
+    let [auto, cache_all, cache_none, conservative, aggressive, decided] = total.map(scale);
+    Some(LaunchTraffic {
+        sms: others + 1,
+        of_sms: with_blocks,
+        blocks,
+        grid_blocks,
+        traffic_bytes: PolicyTraffic {
+            auto,
+            cache_all,
+            cache_none,
+            conservative,
+            aggressive,
+            decided,
+        },
     })
 }
 
