@@ -822,3 +822,36 @@ fn rows_stored_one_after_another_share_lines() {
         "{names:?}"
     );
 }
+
+/// The launch estimate walks every SM's first wave of blocks, not SM 0's
+/// alone. `testdata/robust/launch_estimate.cu` on a two-SM sm_70 machine:
+/// SM 0 holds blocks 0 and 2, which read their own 32 floats each, one
+/// 128-byte line of four sectors: 256 B under every policy. SM 1 holds
+/// blocks 1 and 3, which read a[0]: one sector per warp, 64 B bypassed,
+/// 32 B cached (block 3 hits the sector block 1 filled). Launch: cache-all
+/// 256 + 32 = 288 B, cache-none 256 + 64 = 320 B, over the 4 blocks the
+/// grid has. SM 0's figure scaled by 4 / 2 says 512 B for both.
+#[test]
+fn the_launch_estimate_takes_every_sms_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let machine = dir.path().join("two.machine");
+    std::fs::write(&machine, "base = sm_70\nname = two SMs\nsms = 2\n").unwrap();
+    let r = json_report(
+        &testdata("robust").join("launch_estimate.cu"),
+        "sm_70",
+        &[&format!("--machine={}", machine.display())],
+    );
+    let k = kernel(&r, "halves");
+    assert_eq!(bytes(k, "cache_all"), 256);
+    assert_eq!(bytes(k, "cache_none"), 256);
+    let l = &k["simulated"]["launch"];
+    assert_eq!(l["sms"].as_u64(), Some(2));
+    assert_eq!(
+        (l["blocks"].as_u64(), l["grid_blocks"].as_u64()),
+        (Some(4), Some(4))
+    );
+    let t = &l["traffic_bytes"];
+    assert_eq!(t["cache_all"].as_u64(), Some(288));
+    assert_eq!(t["cache_none"].as_u64(), Some(320));
+    assert_eq!(t["decided"].as_u64(), Some(288));
+}

@@ -116,13 +116,12 @@ pub struct Simulated {
     pub launch: Option<LaunchTraffic>,
 }
 
-/// The launch estimate: the traffic of the blocks `sms` SMs hold at once,
+/// The launch estimate: the traffic of the blocks every SM holds at once,
 /// scaled to the grid by blocks.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
 pub struct LaunchTraffic {
-    /// SMs whose blocks were simulated, of the `of_sms` that get blocks.
+    /// SMs whose blocks were simulated: every SM that gets blocks.
     pub sms: u32,
-    pub of_sms: u32,
     /// Blocks simulated over those SMs, and blocks in the grid.
     pub blocks: u64,
     pub grid_blocks: u64,
@@ -557,8 +556,8 @@ impl Simulated {
             let t = &l.traffic_bytes;
             let _ = writeln!(
                 s,
-                "  launch estimate ({} of {} SMs, {} blocks, scaled to {}): auto {}, cache-all {}, cache-none {}, conservative {}, aggressive {}, decided {}",
-                l.sms, l.of_sms, l.blocks, l.grid_blocks, t.auto, t.cache_all, t.cache_none, t.conservative, t.aggressive, t.decided
+                "  launch estimate ({} SMs, {} blocks, scaled to {}): auto {}, cache-all {}, cache-none {}, conservative {}, aggressive {}, decided {}",
+                l.sms, l.blocks, l.grid_blocks, t.auto, t.cache_all, t.cache_none, t.conservative, t.aggressive, t.decided
             );
         }
         if !self.followed_calls.is_empty() {

@@ -416,6 +416,11 @@ pub(super) fn decide_callees(
         let Some(simulated) = out.report.simulated.as_mut() else {
             continue;
         };
+        // The launch estimate was simulated with the kernel's own choice:
+        // its `decided` would not be what the module emits.
+        if !differ.is_empty() {
+            simulated.launch = None;
+        }
         match differ.as_slice() {
             [] => {}
             [(_, _, p)] if p.flip.is_some() => {

@@ -701,18 +701,19 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
             );
         }
     }
+    let traffic = PolicyTraffic {
+        auto: m.bytes.auto,
+        cache_all: m.bytes.cache_all,
+        cache_none: m.bytes.cache_none,
+        conservative: m.bytes.conservative,
+        aggressive: m.bytes.aggressive,
+        decided,
+    };
     let launch_traffic = launch_estimate(&LaunchEstimate {
         program: &program,
         launch: &launch,
         sm0: &trace,
-        sm0_bytes: PolicyTraffic {
-            auto: m.bytes.auto,
-            cache_all: m.bytes.cache_all,
-            cache_none: m.bytes.cache_none,
-            conservative: m.bytes.conservative,
-            aggressive: m.bytes.aggressive,
-            decided,
-        },
+        sm0_bytes: traffic,
         choices: [&m.auto, &emitted],
         verdicts: [&cons, &aggr],
         config,
@@ -784,14 +785,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
             scope: "sm".into(),
             blocks: trace.blocks,
             l1_bytes,
-            traffic_bytes: PolicyTraffic {
-                auto: m.bytes.auto,
-                cache_all: m.bytes.cache_all,
-                cache_none: m.bytes.cache_none,
-                conservative: m.bytes.conservative,
-                aggressive: m.bytes.aggressive,
-                decided,
-            },
+            traffic_bytes: traffic,
             occupancy: occupancy_text,
             thread_accesses: trace.thread_accesses(),
             truncated: trace.truncated.clone(),
@@ -841,11 +835,13 @@ struct LaunchEstimate<'a> {
 }
 
 /// Evaluation steps the launch estimate may take, over every SM it walks
-/// besides SM 0: about a tenth of a second of walking.
+/// besides SM 0, at SM 0's cost each: about a tenth of a second of walking.
 const LAUNCH_EVALUATIONS: u64 = 1 << 24;
 
-/// Simulated thread-accesses the launch estimate may replay.
-const LAUNCH_SIMULATED: u64 = 1 << 25;
+/// Simulated thread-accesses the launch estimate may replay, at SM 0's
+/// count per SM and assignment (`matmul_global` on the GTX480 description:
+/// 8.3 M).
+const LAUNCH_SIMULATED: u64 = 1 << 23;
 
 /// The launch's L2->L1 bytes per policy. One SM's blocks are not the
 /// grid's: where the grid has edges (a stencil's border blocks read fewer
@@ -854,10 +850,12 @@ const LAUNCH_SIMULATED: u64 = 1 << 25;
 /// GPGPU-Sim's GTX480: SM 0's blocks predicted 0.765x the launch's bytes,
 /// the fifteen SMs' together 0.979x). So the first wave of blocks of every
 /// SM that gets blocks is walked and simulated, as SM 0's is, and their
-/// bytes scaled to the grid by blocks; where that costs more than
-/// [`LAUNCH_EVALUATIONS`] or [`LAUNCH_SIMULATED`], as many SMs as fit,
-/// evenly spaced. None where SM 0's trace was cut (its figure covers part
-/// of the kernel), the grid is unknown, or another SM's walk was cut.
+/// bytes scaled to the grid by blocks. All SMs or none: per-SM figures
+/// vary by 2x there, so a sample of a few SMs is no better an estimate
+/// than SM 0's (four evenly spaced SMs of the fifteen: 0.730x). None where
+/// that would cost more than [`LAUNCH_EVALUATIONS`] or
+/// [`LAUNCH_SIMULATED`], where SM 0's trace was cut (its figure covers
+/// part of the kernel), the grid is unknown, or another SM's walk was cut.
 /// Charged to no budget: it decides nothing, and must not change what a
 /// later kernel's model may spend.
 fn launch_estimate(e: &LaunchEstimate) -> Option<LaunchTraffic> {
@@ -867,12 +865,7 @@ fn launch_estimate(e: &LaunchEstimate) -> Option<LaunchTraffic> {
     if !e.complete || with_blocks < 2 || e.sm0.thread_accesses() == 0 {
         return None;
     }
-    let by_cost = LAUNCH_EVALUATIONS / e.nominal_cost.max(1);
-    let by_simulation = LAUNCH_SIMULATED / (6 * e.sm0.thread_accesses());
-    let others = u64::from(with_blocks - 1).min(by_cost).min(by_simulation) as u32;
-    if others == 0 {
-        return None;
-    }
+    let others = with_blocks - 1;
     let n = e.sm0.instructions.len();
     let default = e.config.default_load_allocates;
     let paper = |v: &Verdicts| -> Vec<bool> {
@@ -888,6 +881,19 @@ fn launch_estimate(e: &LaunchEstimate) -> Option<LaunchTraffic> {
         paper(e.verdicts[1]),
         e.choices[1].to_vec(),
     ];
+    // Each distinct assignment simulated once per SM.
+    let mut distinct: Vec<&Vec<bool>> = Vec::new();
+    for c in &choices {
+        if !distinct.contains(&c) {
+            distinct.push(c);
+        }
+    }
+    let cost = u64::from(others).saturating_mul(e.nominal_cost);
+    let simulated =
+        (u64::from(others) * distinct.len() as u64).saturating_mul(e.sm0.thread_accesses());
+    if cost > LAUNCH_EVALUATIONS || simulated > LAUNCH_SIMULATED {
+        return None;
+    }
     let s0 = &e.sm0_bytes;
     let mut total = [
         s0.auto,
@@ -899,8 +905,7 @@ fn launch_estimate(e: &LaunchEstimate) -> Option<LaunchTraffic> {
     ];
     let mut blocks = u64::from(e.sm0.blocks);
     let mut evaluations = 0u64;
-    for j in 1..=others {
-        let sm = (u64::from(j) * u64::from(with_blocks) / u64::from(others + 1)) as u32;
+    for sm in 1..with_blocks {
         let launch = Launch {
             blocks: resident_blocks_on(sm, e.blocks_per_sm, e.sms, e.grid),
             ..e.launch.clone()
@@ -920,16 +925,19 @@ fn launch_estimate(e: &LaunchEstimate) -> Option<LaunchTraffic> {
             return None;
         }
         let t = (e.prepare)(w);
+        let mut figures = Vec::with_capacity(distinct.len());
+        for c in &distinct {
+            figures.push(l2_bytes_of(&t, e.config, c).ok()?);
+        }
         for (sum, c) in total.iter_mut().zip(&choices) {
-            *sum += l2_bytes_of(&t, e.config, c).ok()?;
+            *sum += figures[distinct.iter().position(|d| *d == c).unwrap_or(0)];
         }
         blocks += u64::from(t.blocks);
     }
     let scale = |b: u64| (u128::from(b) * u128::from(grid_blocks) / u128::from(blocks)) as u64;
     let [auto, cache_all, cache_none, conservative, aggressive, decided] = total.map(scale);
     Some(LaunchTraffic {
-        sms: others + 1,
-        of_sms: with_blocks,
+        sms: with_blocks,
         blocks,
         grid_blocks,
         traffic_bytes: PolicyTraffic {
