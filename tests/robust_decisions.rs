@@ -854,4 +854,19 @@ fn the_launch_estimate_takes_every_sms_blocks() {
     assert_eq!(t["cache_all"].as_u64(), Some(288));
     assert_eq!(t["cache_none"].as_u64(), Some(320));
     assert_eq!(t["decided"].as_u64(), Some(288));
+    // The largest grid CUDA allows (2^31 - 1 x 65535 x 65535 blocks): its
+    // bytes pass 2^64, and there is no estimate rather than a wrapped one.
+    let huge = json_report(
+        &testdata("robust").join("launch_estimate.cu"),
+        "sm_70",
+        &[
+            &format!("--machine={}", machine.display()),
+            "--grid-dim=2147483647x65535x65535",
+        ],
+    );
+    let k = kernel(&huge, "halves");
+    assert!(k["simulated"]["traffic_bytes"]["cache_none"]
+        .as_u64()
+        .is_some());
+    assert!(k["simulated"].get("launch").is_none(), "{}", k["simulated"]);
 }

@@ -723,6 +723,10 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         grid: k.grid,
         complete: walked_cut.is_none() && trace.truncated.is_none(),
         nominal_cost: walked_evaluations,
+        budget: Budget {
+            accesses: grant.spend.thread_accesses,
+            ..DEFAULT_BUDGET
+        },
         deadline: grant.deadline,
         prepare: &|w: Walked| {
             let t = starts_packed(&w.trace, Packing::ByRow(&w.packed_bases)).unwrap_or(w.trace);
@@ -826,8 +830,9 @@ struct LaunchEstimate<'a> {
     grid: Option<Dim3>,
     /// Whether SM 0's walk covered the whole of its blocks' work.
     complete: bool,
-    /// Evaluation steps SM 0's walk took.
+    /// Evaluation steps SM 0's walk took, and the budget it walked in.
     nominal_cost: u64,
+    budget: Budget,
     deadline: Instant,
     /// What makes a walk's trace as the nominal one is made (rows
     /// packed, tables drawn in).
@@ -914,7 +919,7 @@ fn launch_estimate(e: &LaunchEstimate) -> Option<LaunchTraffic> {
             &e.program.program,
             e.program.instructions.clone(),
             &launch,
-            DEFAULT_BUDGET,
+            e.budget,
             Limits {
                 evaluations: LAUNCH_EVALUATIONS.saturating_sub(evaluations),
                 deadline: Some(e.deadline),
@@ -934,8 +939,12 @@ fn launch_estimate(e: &LaunchEstimate) -> Option<LaunchTraffic> {
         }
         blocks += u64::from(t.blocks);
     }
-    let scale = |b: u64| (u128::from(b) * u128::from(grid_blocks) / u128::from(blocks)) as u64;
-    let [auto, cache_all, cache_none, conservative, aggressive, decided] = total.map(scale);
+    // A figure past 2^64 bytes (a grid of 2^46 blocks) is no estimate.
+    let scale =
+        |b: u64| u64::try_from(u128::from(b) * u128::from(grid_blocks) / u128::from(blocks)).ok();
+    let scaled: Option<Vec<u64>> = total.iter().map(|&b| scale(b)).collect();
+    let [auto, cache_all, cache_none, conservative, aggressive, decided] =
+        <[u64; 6]>::try_from(scaled?).ok()?;
     Some(LaunchTraffic {
         sms: with_blocks,
         blocks,
