@@ -619,7 +619,7 @@ fn an_index_the_kernel_chose_into_a_table_every_warp_scans_stays_within_it() {
     let source = std::fs::read_to_string(&path).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let alone = dir.path().join("kernels_only.cu");
-    std::fs::write(&alone, &source[..source.find("int main()").unwrap()]).unwrap();
+    std::fs::write(&alone, &source[..source.find("int main(").unwrap()]).unwrap();
     let r = gtx480_report(&alone);
     let k = kernel(&r, "nearest");
     assert!(k["simulated"]["robust"].get("tables").is_none(), "{k}");
@@ -869,4 +869,36 @@ fn the_launch_estimate_takes_every_sms_blocks() {
         .as_u64()
         .is_some());
     assert!(k["simulated"].get("launch").is_none(), "{}", k["simulated"]);
+}
+
+/// An unknown index into an allocation the host code sizes is drawn within
+/// it (`testdata/robust/allocation_gather.cu`, the [`GTX480`] description:
+/// 128-byte line fills, two L1/TEX halves of sm_52). `narrow`'s table is
+/// `cudaMalloc(&table, 1024 * sizeof(float))`: 4,096 bytes, 32 lines, so
+/// caching the gather fetches at most the table once per half, 8,192 B,
+/// and every later read hits. `wide`'s table is sized at run time: each
+/// lane is taken to read a line of its own, which caching would fetch
+/// whole, so the gather is bypassed: one 32-byte segment per lane, 3 blocks
+/// of 128 lanes, 12,288 B.
+#[test]
+fn a_gather_into_an_allocation_the_host_sizes_stays_within_it() {
+    let r = gtx480_report(&testdata("robust").join("allocation_gather.cu"));
+    let narrow = load_with(kernel(&r, "narrow"), "table + 4*?");
+    let m = &narrow["in_kernel"];
+    assert_eq!(narrow["decision"], "cache", "{narrow}");
+    assert_eq!(m["unknown_within"].as_u64(), Some(4096));
+    assert_eq!(m["in_allocation"].as_bool(), Some(true));
+    assert!(m["l2_bytes"].as_u64().unwrap() <= 8192, "{m}");
+    let notes = narrow["notes"].as_array().unwrap();
+    assert!(
+        (notes.iter()).any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("4096-byte allocation the host")),
+        "{narrow}"
+    );
+    let wide = load_with(kernel(&r, "wide"), "table + 4*?");
+    assert_eq!(wide["decision"], "bypass", "{wide}");
+    assert!(wide["in_kernel"].get("unknown_within").is_none());
+    assert_eq!(wide["in_kernel"]["l2_bytes"].as_u64(), Some(12288));
 }

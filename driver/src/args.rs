@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Result};
 use clap::Parser;
 use gpucc_cache_pass::gpu::generation::Arch;
-use gpucc_cache_pass::options::{KernelShape, LaunchArg, LaunchOverlap, Options};
+use gpucc_cache_pass::options::{KernelShape, LaunchArg, LaunchExtent, LaunchOverlap, Options};
 use gpucc_cache_pass::ReportFormat;
 
 /// gpucc-cache's own flags.
@@ -259,6 +259,9 @@ pub struct HostLaunches {
     /// Launches whose pointer arguments share an allocation or point
     /// inside one (`host_launch::HostLaunch::overlaps`).
     pub overlaps: Vec<LaunchOverlap>,
+    /// The allocation bytes every launch gives a pointer parameter
+    /// (`host_launch::HostLaunch::extents`).
+    pub extents: Vec<LaunchExtent>,
 }
 
 /// What an input holds.

@@ -22,7 +22,7 @@ use std::process::Command;
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use gpucc_cache_pass::options::{
-    Dim3, KernelShape, LaunchArg, LaunchOverlap, Options, ShapeOrigin,
+    Dim3, KernelShape, LaunchArg, LaunchExtent, LaunchOverlap, Options, ShapeOrigin,
 };
 use gpucc_cache_pass::{Report, ReportFormat};
 
@@ -518,6 +518,20 @@ fn host_launches(
                     line: l.at.as_ref().map_or(0, |a| a.line),
                     index: index as u32,
                     value: l.args.get(index).copied().flatten(),
+                });
+            }
+        }
+        // Each pointer parameter's allocation bytes, where every launch
+        // shows them: the largest.
+        for index in 0..width as u32 {
+            let bytes: Option<Vec<u64>> = (of.iter())
+                .map(|l| l.extents.iter().find(|e| e.0 == index).map(|e| e.1))
+                .collect();
+            if let Some(b) = bytes.and_then(|b| b.into_iter().max()) {
+                host.extents.push(LaunchExtent {
+                    kernel: symbol.to_string(),
+                    index,
+                    bytes: b,
                 });
             }
         }

@@ -999,6 +999,7 @@ fn add_host_launches(job: &Job, opts: &mut Options) {
         opts.kernel_grids.extend(host.grids.iter().cloned());
         opts.launch_args.extend(host.args.iter().cloned());
         opts.launch_overlaps.extend(host.overlaps.iter().cloned());
+        opts.launch_extents.extend(host.extents.iter().cloned());
         return;
     }
     let source = match &job.stdin {

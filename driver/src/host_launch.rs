@@ -90,6 +90,10 @@ pub struct HostLaunch {
     /// memory the host code wrote elsewhere is not followed. Each with the
     /// parameter indices it concerns.
     pub overlaps: Vec<(Vec<u32>, String)>,
+    /// Pointer arguments whose allocation's size the host IR shows, as
+    /// (parameter index, bytes from the pointer to the allocation's end):
+    /// see [`extents`].
+    pub extents: Vec<(u32, u64)>,
     /// `None` when the module has no debug locations (compiled without
     /// `-gline-tables-only`).
     pub at: Option<Site>,
@@ -287,6 +291,7 @@ fn chevrons(
             shared_bytes,
             args: constants(&args),
             overlaps: overlaps(&args, layout),
+            extents: extents(&args, layout),
             at: at.or_else(|| site(push, 0)),
         });
     }
@@ -433,6 +438,7 @@ fn runtime_call(call: Value, layout: &DataLayout) -> Option<HostLaunch> {
         shared_bytes: call.operand(6).const_int().map(|b| b as u64),
         args: constants(&args),
         overlaps: overlaps(&args, layout),
+        extents: extents(&args, layout),
         at: site(call, 0),
     })
 }
@@ -649,6 +655,95 @@ fn overlaps(slots: &[Slot], layout: &DataLayout) -> Vec<(Vec<u32>, String)> {
     out
 }
 
+/// The runtime calls that allocate device memory into a pointer variable,
+/// `(void **ptr, size_t size, ...)` (CUDA Runtime API, "Memory
+/// Management"; `cudaMallocManaged` takes flags after the size).
+fn allocates_into(call: Value) -> bool {
+    matches!(
+        callee_name(call).as_deref(),
+        Some("cudaMalloc" | "cudaMallocManaged")
+    )
+}
+
+/// The bytes from each pointer argument to the end of its allocation, where
+/// the host IR shows them for certain: the argument is a load (at a
+/// constant offset) of a pointer variable that only `cudaMalloc` calls of
+/// constant sizes write, and otherwise is only read (the largest size, where
+/// several write it: which one a launch sees is not followed). A variable
+/// passed anywhere else, stored to, or written by a call of a run-time size
+/// gives none. An access through the parameter outside those bytes would
+/// be outside its allocation, which CUDA leaves undefined (Programming
+/// Guide, "Device Memory"), so the model draws an unknown index into it
+/// within them.
+fn extents(slots: &[Slot], layout: &DataLayout) -> Vec<(u32, u64)> {
+    let mut out = Vec::new();
+    for (i, s) in slots.iter().enumerate() {
+        let (variable, offset) = match s {
+            Slot::Pointer(p) => match origin(*p, layout) {
+                Some((load, Some(offset))) if load.opcode() == Some(Opcode::LLVMLoad) => {
+                    (load.operand(0), offset)
+                }
+                _ => continue,
+            },
+            Slot::Variable(v) => (*v, 0),
+            _ => continue,
+        };
+        let Some(size) = allocated_bytes(variable) else {
+            continue;
+        };
+        if let Some(left) = u64::try_from(offset).ok().and_then(|o| size.checked_sub(o)) {
+            if left > 0 {
+                out.push((i as u32, left));
+            }
+        }
+    }
+    out
+}
+
+/// The largest size a pointer variable (`alloca`) can hold an allocation
+/// of: the variables that pass pointers among themselves (`t = a; a = b;
+/// b = t`, double buffers) form one set, and each of them may hold what
+/// any `cudaMalloc` of the set allocated. `None` unless every use of every
+/// variable of the set is a load, a lifetime marker, a `cudaMalloc` into it
+/// of a constant size, or a store into it of a value loaded from a
+/// variable of the set; and at least one `cudaMalloc` writes the set.
+fn allocated_bytes(variable: Value) -> Option<u64> {
+    let mut set = vec![variable];
+    let mut largest: Option<u64> = None;
+    let mut next = 0;
+    while next < set.len() {
+        let v = set[next];
+        next += 1;
+        if v.opcode() != Some(Opcode::LLVMAlloca) || !allocates_pointer(v) {
+            return None;
+        }
+        for user in v.users() {
+            match user.opcode() {
+                Some(Opcode::LLVMLoad) => {}
+                Some(Opcode::LLVMCall) if is_lifetime(user) => {}
+                Some(Opcode::LLVMCall | Opcode::LLVMInvoke)
+                    if allocates_into(user) && user.operand(0) == v =>
+                {
+                    let bytes = u64::try_from(user.operand(1).const_int()?).ok()?;
+                    largest = Some(largest.map_or(bytes, |l| l.max(bytes)));
+                }
+                Some(Opcode::LLVMStore) if user.operand(1) == v => {
+                    let value = user.operand(0);
+                    if value.opcode() != Some(Opcode::LLVMLoad) {
+                        return None;
+                    }
+                    let from = value.operand(0);
+                    if !set.contains(&from) {
+                        set.push(from);
+                    }
+                }
+                _ => return None,
+            }
+        }
+    }
+    largest
+}
+
 /// Whether `alloca` allocates one pointer.
 fn allocates_pointer(alloca: Value) -> bool {
     // SAFETY: `alloca` is an alloca instruction; the type handle it returns
@@ -859,6 +954,7 @@ done:
                 shared_bytes: Some(0),
                 args: vec![None, Some(42)],
                 overlaps: vec![],
+                extents: vec![],
                 at: at(12),
             }]
         );
@@ -895,6 +991,7 @@ done:
                 shared_bytes: Some(512),
                 args: vec![None, Some(7)],
                 overlaps: vec![],
+                extents: vec![],
                 at: at(14),
             }]
         );
@@ -964,6 +1061,7 @@ define i32 @main(ptr %p, i32 %g) !dbg !10 {{
                     shared_bytes: Some(0),
                     args: vec![None, Some(5)],
                     overlaps: vec![],
+                    extents: vec![],
                     at: at(20),
                 },
                 HostLaunch {
@@ -974,6 +1072,7 @@ define i32 @main(ptr %p, i32 %g) !dbg !10 {{
                     shared_bytes: Some(0),
                     args: vec![None, Some(5)],
                     overlaps: vec![],
+                    extents: vec![],
                     at: at(21),
                 },
             ]
@@ -1147,6 +1246,69 @@ done:
         assert_eq!(Kernel::of_stub("main"), None);
     }
 
+    /// The host IR clang makes of the CUDA program `source`.
+    fn host_ir(source: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("t.cu");
+        std::fs::write(&file, source).unwrap();
+        let clang = crate::toolchain::clang(None).unwrap();
+        let cuda = crate::toolchain::cuda(None).unwrap();
+        let out = std::process::Command::new(&clang.path)
+            .args(HOST_IR_FLAGS)
+            .arg(format!("--cuda-path={}", cuda.path.display()))
+            .args(["--cuda-gpu-arch=sm_80", "-o", "-"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// The allocation bytes a launch shows for its pointer arguments: a
+    /// constant `cudaMalloc`, less a constant offset; double buffers that
+    /// swap pointers share the largest size; none for a size known only at
+    /// run time, or a variable the host hands to other code.
+    #[test]
+    fn allocation_extents() {
+        let source = r#"
+__global__ void k(const float *a, const float *b, float *c) { c[0] = a[0] + b[0]; }
+void keep(float **p);
+int main(int argc, char **) {
+  float *a, *b, *c, *d, *e;
+  cudaMalloc(&a, 4096);
+  cudaMalloc(&b, 1024);
+  cudaMalloc(&c, 256 * argc);
+  cudaMalloc(&d, 512);
+  keep(&d);
+  cudaMalloc(&e, 2048);
+  k<<<1, 32>>>(a + 16, b, c);
+  for (int i = 0; i < argc; i++) {
+    k<<<1, 32>>>(a, b, d);
+    float *t = a; a = b; b = t;
+  }
+  k<<<1, 32>>>(e, e + 1, e);
+  return 0;
+}
+"#;
+        let found = launches_in(&host_ir(source));
+        let extents: Vec<Vec<(u32, u64)>> = found.iter().map(|l| l.extents.clone()).collect();
+        assert_eq!(
+            extents,
+            vec![
+                // a + 16 floats of 4,096 bytes; b; c's size is run time.
+                vec![(0, 4096 - 64), (1, 4096)],
+                vec![(0, 2048), (1, 2044), (2, 2048)],
+                // In the loop (laid out last): a and b swap, so each may
+                // hold either; d is handed to `keep`.
+                vec![(0, 4096), (1, 4096)],
+            ]
+        );
+    }
+
     /// Through clang: the C++ forms the scanner of text reads, and those it
     /// cannot (a template kernel, a `constexpr` function, `sizeof`, a launch
     /// in a helper, a loop clang unrolls).
@@ -1168,24 +1330,7 @@ int main(int argc, char **) {
   return 0;
 }
 "#;
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("t.cu");
-        std::fs::write(&file, source).unwrap();
-        let clang = crate::toolchain::clang(None).unwrap();
-        let cuda = crate::toolchain::cuda(None).unwrap();
-        let out = std::process::Command::new(&clang.path)
-            .args(HOST_IR_FLAGS)
-            .arg(format!("--cuda-path={}", cuda.path.display()))
-            .args(["--cuda-gpu-arch=sm_80", "-o", "-"])
-            .arg(&file)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let found = launches_in(&String::from_utf8(out.stdout).unwrap());
+        let found = launches_in(&host_ir(source));
         let summary: Vec<_> = found
             .iter()
             .map(|l| {

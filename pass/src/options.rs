@@ -174,6 +174,50 @@ pub struct LaunchOverlap {
     pub why: String,
 }
 
+/// The bytes of the allocation every host launch of a kernel gives one of
+/// its pointer parameters (`extent=NAME=INDEX=BYTES`; the largest where
+/// launches differ), filled by the driver from the host IR
+/// (`host_launch::extents`: a `cudaMalloc` of a constant size into the
+/// variable the launch passes). An address through that parameter alone
+/// lies within it, so the model bounds an unknown index into it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchExtent {
+    /// The kernel's symbol (or source name), as `KernelShape::kernel`.
+    pub kernel: String,
+    pub index: u32,
+    pub bytes: u64,
+}
+
+/// Parses `NAME=INDEX=BYTES`.
+fn parse_launch_extent(option: &str, s: &str) -> Result<LaunchExtent, Error> {
+    let wrong = || {
+        bad(
+            option,
+            s,
+            "NAME=INDEX=BYTES (a kernel, a pointer parameter's index, its allocation's bytes), \
+             e.g. propagate=2=8192",
+        )
+    };
+    let mut parts = s.splitn(3, '=');
+    let (Some(kernel), Some(index), Some(bytes)) = (parts.next(), parts.next(), parts.next())
+    else {
+        return Err(wrong());
+    };
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    if kernel.is_empty() || !kernel.chars().all(ident) {
+        return Err(wrong());
+    }
+    let bytes: u64 = bytes.trim().parse().map_err(|_| wrong())?;
+    if bytes == 0 {
+        return Err(wrong());
+    }
+    Ok(LaunchExtent {
+        kernel: kernel.into(),
+        index: index.trim().parse().map_err(|_| wrong())?,
+        bytes,
+    })
+}
+
 /// Parses `NAME@[FILE:]LINE=PARAMS=WHY`.
 fn parse_launch_overlap(option: &str, s: &str) -> Result<LaunchOverlap, Error> {
     let wrong = || {
@@ -273,6 +317,7 @@ pub struct Options {
     /// Host launches whose pointer arguments share an allocation or point
     /// inside one (`overlap=`, filled by the driver).
     pub launch_overlaps: Vec<LaunchOverlap>,
+    pub launch_extents: Vec<LaunchExtent>,
     /// Raw little-endian arrays bound to pointer arguments (`--kernel-data`,
     /// `data=NAME=FILE`), read when an address depends on a value loaded
     /// from them.
@@ -320,6 +365,7 @@ impl Default for Options {
             kernel_args: Vec::new(),
             launch_args: Vec::new(),
             launch_overlaps: Vec::new(),
+            launch_extents: Vec::new(),
             kernel_data: Vec::new(),
             sample_blocks: 1,
             report: ReportFormat::None,
@@ -621,6 +667,7 @@ impl Options {
             "arg" | "kernel-arg" => self.kernel_args.push(parse_kernel_arg("arg", value)?),
             "launcharg" => self.launch_args.push(parse_launch_arg(key, value)?),
             "overlap" => self.launch_overlaps.push(parse_launch_overlap(key, value)?),
+            "extent" => self.launch_extents.push(parse_launch_extent(key, value)?),
             "data" | "kernel-data" => self.kernel_data.push(parse_kernel_data("data", value)?),
             "sample-blocks" => {
                 // Each sampled block is evaluated in full; the cap keeps
@@ -738,6 +785,9 @@ impl Options {
                 params.join(","),
                 escape_param(&o.why)
             ));
+        }
+        for e in &self.launch_extents {
+            p.push(format!("extent={}={}={}", e.kernel, e.index, e.bytes));
         }
         for d in &self.kernel_data {
             let key = match &d.arg {
@@ -919,8 +969,32 @@ mod tests {
     }
 
     #[test]
+    fn parses_launch_extents() {
+        let o = Options::parse("extent=propagate=2=8192").unwrap();
+        assert_eq!(
+            o.launch_extents,
+            vec![LaunchExtent {
+                kernel: "propagate".into(),
+                index: 2,
+                bytes: 8192
+            }]
+        );
+        for bad in [
+            "extent=propagate",
+            "extent=propagate=2",
+            "extent=propagate=x=8",
+            "extent=propagate=2=0",
+            "extent=propagate=2=-8",
+            "extent==2=8",
+        ] {
+            let e = Options::parse(bad).unwrap_err().to_string();
+            assert!(e.contains("NAME=INDEX=BYTES"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
     fn params_round_trip() {
-        let o = Options::parse("policy=aggressive;block=8x4x2;grid=16;block=k=16x16;grid=k@12=4x4;arg=n=5;arg=1=-2;launcharg=_Z6smoothPKfPfii@80=2=128;launcharg=k@95=0=?;launcharg=k@96=1=-0x10;overlap=k@95=0,2=arguments 0 and 2 point into one allocation;overlap=k@h.cuh:7=1=argument 1 points 4 bytes before its allocation's start;sample-blocks=3;model=sectored;l1=1024;arch=sm_80;report=json;report-file=/tmp/r.json;strip-debug=1;discard-names=1;whole-program=1;lower=keys").unwrap();
+        let o = Options::parse("extent=k=1=4096;policy=aggressive;block=8x4x2;grid=16;block=k=16x16;grid=k@12=4x4;arg=n=5;arg=1=-2;launcharg=_Z6smoothPKfPfii@80=2=128;launcharg=k@95=0=?;launcharg=k@96=1=-0x10;overlap=k@95=0,2=arguments 0 and 2 point into one allocation;overlap=k@h.cuh:7=1=argument 1 points 4 bytes before its allocation's start;sample-blocks=3;model=sectored;l1=1024;arch=sm_80;report=json;report-file=/tmp/r.json;strip-debug=1;discard-names=1;whole-program=1;lower=keys").unwrap();
         assert_eq!(Options::parse(&o.to_params()).unwrap(), o);
     }
 

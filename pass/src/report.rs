@@ -209,6 +209,11 @@ pub struct LoadModel {
     /// when every one was bounded (`Trace::bounded`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unknown_within: Option<u64>,
+    /// That range is the allocation the host launch gives the load's
+    /// pointer parameter (`Launch::extents`): an access outside it would be
+    /// undefined.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_allocation: bool,
     /// Scenarios under which the best assignment found decides this load
     /// the other way (`auto` only; issue 19).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

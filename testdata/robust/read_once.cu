@@ -87,7 +87,9 @@ int main(int argc, char **argv) {
   const int blocks = 80, n = blocks * THREADS;
   int off = argc > 1 ? 4096 : 1;
   float *a, *t, *out;
-  cudaMalloc(&a, sizeof(float) * (n + 4096));
+  // A size known only at run time: the gather's index into `a` is not
+  // bounded by its allocation (testdata/robust/allocation_gather.cu is).
+  cudaMalloc(&a, sizeof(float) * (n + 4096 * argc));
   cudaMalloc(&t, sizeof(float) * 8);
   cudaMalloc(&out, sizeof(float) * n);
   cudaMemset(a, 0, sizeof(float) * (n + 4096));

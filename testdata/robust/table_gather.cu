@@ -43,14 +43,17 @@ __global__ void centred(const int *idx, const float *x, float *out) {
   out[i] = x[idx[i]] - x[0];
 }
 
-int main() {
+int main(int argc, char **) {
   float2 *table;
   float *q, *out, *val;
   int *next;
-  cudaMalloc(&table, sizeof(float2) * N);
+  // Sizes known only at run time (`table`, `val`), so that a table's range
+  // comes from the kernel's reads, not from its allocation
+  // (allocation_gather.cu).
+  cudaMalloc(&table, sizeof(float2) * N * argc);
   cudaMalloc(&q, sizeof(float) * THREADS * BLOCKS);
   cudaMalloc(&out, sizeof(float) * THREADS * BLOCKS);
-  cudaMalloc(&val, sizeof(float) * THREADS * BLOCKS);
+  cudaMalloc(&val, sizeof(float) * THREADS * BLOCKS * argc);
   cudaMalloc(&next, sizeof(int) * THREADS * BLOCKS);
   cudaMemset(table, 0, sizeof(float2) * N);
   cudaMemset(q, 0, sizeof(float) * THREADS * BLOCKS);

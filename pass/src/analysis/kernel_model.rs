@@ -130,6 +130,10 @@ impl Walk<'_> {
                 .map(|v| (v.line, v.args.clone()))
                 .collect(),
             memory: self.memory.clone(),
+            extents: (set.opts.launch_extents.iter())
+                .filter(|e| names_kernel(&symbol, &e.kernel))
+                .map(|e| (e.index, e.bytes))
+                .collect(),
             loads: &traced,
             static_shared_bytes: static_shared_bytes(self.unit.function, &set.layout),
             registers: set.opts.registers_of(&self.unit.function.name()),
@@ -235,9 +239,16 @@ fn static_shared_bytes(function: Value, layout: &crate::llvm::ir::DataLayout) ->
 fn model_notes(model: &crate::report::LoadModel) -> Vec<String> {
     let mut notes = Vec::new();
     if let Some(span) = model.unknown_within {
-        notes.push(format!(
-            "address unknown but within a {span}-byte range; modelled as spread uniformly over it"
-        ));
+        notes.push(if model.in_allocation {
+            format!(
+                "address unknown but within the {span}-byte allocation the host launch passes \
+                 (an access outside it would be undefined); modelled as spread uniformly over it"
+            )
+        } else {
+            format!(
+                "address unknown but within a {span}-byte range; modelled as spread uniformly over it"
+            )
+        });
     }
     if let Some(site) = &model.merged_into {
         notes.push(format!(

@@ -242,6 +242,7 @@ impl KernelProgram {
                         l2_bytes: 0,
                         hits_from: Vec::new(),
                         unknown_within: None,
+                        in_allocation: false,
                         merged_into: Some(site.to_string()),
                         ..lead
                     },

@@ -252,6 +252,9 @@ pub struct KernelInputs<'a> {
     /// by the launch's line.
     pub variants: Vec<(u32, HashMap<u32, i64>)>,
     pub memory: Option<Rc<Memory>>,
+    /// Bytes of the allocation each pointer parameter (by index) is given
+    /// at the launch, where the host code shows them (`walk::Launch::extents`).
+    pub extents: Vec<(u32, u64)>,
     /// Evaluated loads, with the paper's (conservative, aggressive) verdicts.
     pub loads: &'a [(TracedLoad, [Decision; 2])],
     pub static_shared_bytes: u64,
@@ -347,6 +350,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         args: k.args.clone(),
         memory,
         order: WarpOrder::default(),
+        extents: k.extents.clone(),
     };
     let grant = k.grant;
     // A walk of `launch` within the grant.
@@ -401,6 +405,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     // Whether the trace shows every access as it is (`model::read_once`).
     let guessed_paths = walked.guessed_paths;
     let gathers: Vec<bool> = walked.accesses.iter().map(|a| a.gather).collect();
+    let in_allocation: Vec<bool> = walked.accesses.iter().map(|a| a.in_allocation).collect();
     let phis: Vec<bool> = walked.accesses.iter().map(|a| a.phi).collect();
     let whole = program.complete
         && !rows_guessed
@@ -773,7 +778,13 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         occ.carveout.map_or("fixed".into(), |c| format!("{c} B")),
         l1_bytes
     );
-    let mut loads = load_models(&program, &trace, &m, k.loads, &once, &variant_ran);
+    let mut loads = load_models(
+        &program,
+        &trace,
+        &m,
+        k.loads,
+        [&once, &variant_ran, &in_allocation],
+    );
     if let Some(r) = &robust {
         for (i, entry) in program.entries.iter().enumerate() {
             let Some(l) = entry.and_then(|e| loads.get_mut(&e)) else {
@@ -1423,8 +1434,7 @@ fn load_models(
     trace: &Trace,
     m: &KernelModel,
     loads: &[(TracedLoad, [Decision; 2])],
-    once: &[bool],
-    variant_ran: &[bool],
+    [once, variant_ran, in_allocation]: [&[bool]; 3],
 ) -> HashMap<usize, (LoadModel, bool)> {
     let paper: HashMap<usize, [Decision; 2]> = loads.iter().map(|(l, d)| (l.entry, *d)).collect();
     let mut out = HashMap::new();
@@ -1450,6 +1460,8 @@ fn load_models(
                     l2_bytes: r.counts.l2_bytes,
                     hits_from: hit_sources(&r.from, trace),
                     unknown_within: trace.bounded_span(i as u32),
+                    in_allocation: trace.bounded_span(i as u32).is_some()
+                        && in_allocation.get(i).copied().unwrap_or(false),
                     hinges_on: Vec::new(),
                     read_once: !cache && once.get(i).copied().unwrap_or(false),
                     merged_into: None,

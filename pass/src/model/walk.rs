@@ -77,7 +77,7 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::time::Instant;
 
-use crate::facts::address::{Expr, Sreg, E};
+use crate::facts::address::{Base, BinOp, Expr, Sreg, E};
 use crate::facts::bounds::Interval;
 use crate::facts::evaluate::{
     all_lanes, eval, per_lane, thread_coords, uniform, CondTape, Env, Lanes, Rows, Standin, Tape,
@@ -191,6 +191,9 @@ pub struct AccessFacts {
     /// path chose the value it merged (`Walked::guessed_paths`), the
     /// address is a guess too (`model::read_once`).
     pub phi: bool,
+    /// Some unknown address was bounded by its parameter's allocation
+    /// (`Launch::extents`) and by nothing narrower.
+    pub in_allocation: bool,
 }
 
 /// Limit checks between two looks at the clock.
@@ -208,6 +211,11 @@ pub struct Launch {
     pub memory: Option<Rc<Memory>>,
     /// How the SM picks the warp that issues next.
     pub order: WarpOrder,
+    /// Bytes of the allocation a pointer parameter (by index) is given at
+    /// the launch, where the host code shows them: an address through that
+    /// parameter alone lies within them (an access outside its allocation
+    /// is undefined behaviour), so an unknown index into it is bounded.
+    pub extents: Vec<(u32, u64)>,
 }
 
 /// A lane's environment and unknown starts; where it is, and its
@@ -488,6 +496,9 @@ struct Walker<'p> {
     /// Per instruction: the widest range its bounded unknowns were drawn
     /// from, and whether some unknown of it was not bounded.
     spans: Vec<Option<u64>>,
+    /// Per instruction: the bytes its addresses lie within, from the
+    /// allocation of the one parameter they are based on (`Launch::extents`).
+    extent: Vec<Option<Interval>>,
     unbounded: Vec<bool>,
     /// Per instruction: the union of the ranges its bounded unknowns were
     /// drawn from (`Trace::reach`).
@@ -616,6 +627,7 @@ pub fn walk_limited(
         budget,
         next_unknown: 0,
         spans: vec![None; instructions.len()],
+        extent: extents(program, instructions.len(), &launch.extents),
         unbounded: vec![false; instructions.len()],
         reach: vec![None; instructions.len()],
         intervals: Vec::new(),
@@ -682,6 +694,84 @@ pub fn walk_limited(
         guessed_paths: walker.guessed_paths,
         packed_bases: walker.packed_bases,
     }
+}
+
+/// Per instruction: the bytes of the allocation its addresses lie within,
+/// where every address of it is based on one parameter alone whose
+/// allocation `extents` gives (`Launch::extents`).
+fn extents(
+    program: &Program,
+    instructions: usize,
+    extents: &[(u32, u64)],
+) -> Vec<Option<Interval>> {
+    let mut out: Vec<Option<Option<Interval>>> = vec![None; instructions];
+    if extents.is_empty() {
+        return vec![None; instructions];
+    }
+    for op in program.nodes.iter().flat_map(|n| &n.ops) {
+        let here = param_of(&op.address).and_then(|index| {
+            let &(_, bytes) = extents.iter().find(|(p, _)| *p == index)?;
+            let base = i128::from(Base::param_address(index));
+            Some(Interval {
+                lo: base,
+                hi: base + i128::from(bytes) - 1,
+            })
+        });
+        if let Some(slot) = out.get_mut(op.inst as usize) {
+            *slot = match *slot {
+                None => Some(here),
+                Some(seen) if seen == here => Some(seen),
+                Some(_) => Some(None),
+            };
+        }
+    }
+    out.into_iter().map(Option::flatten).collect()
+}
+
+/// The kernel parameter an address of the walked program is based on: its
+/// one constant addend at a parameter's place (`Base::param_address`,
+/// folded into a constant by specialisation), to the nearest base (an
+/// offset below it, `p[j - 1]`, counts); `None` when it has none or more.
+fn param_of(address: &Expr) -> Option<u32> {
+    fn addends(e: &Expr, out: &mut Vec<i64>) {
+        match e {
+            Expr::Bin {
+                op: BinOp::Add,
+                lhs,
+                rhs,
+                ..
+            } => {
+                addends(lhs, out);
+                addends(rhs, out);
+            }
+            Expr::Const(c) => out.push(*c),
+            _ => {}
+        }
+    }
+    let mut constants = Vec::new();
+    addends(address, &mut constants);
+    let slot = Base::param_address(0);
+    let mut bases = constants.iter().filter(|&&c| c >= slot / 2);
+    let (Some(&c), None) = (bases.next(), bases.next()) else {
+        return None;
+    };
+    u32::try_from((c + slot / 2) / slot - 1).ok()
+}
+
+/// `address` (an interval of start addresses of `bytes`-wide accesses)
+/// within `extent`, where it has one and they meet; else `address`.
+fn within(address: Interval, extent: Option<Interval>, bytes: u32) -> Interval {
+    let Some(e) = extent else {
+        return address;
+    };
+    let (lo, hi) = (
+        address.lo.max(e.lo),
+        address.hi.min(e.hi - i128::from(bytes) + 1),
+    );
+    if lo > hi {
+        return address;
+    }
+    Interval { lo, hi }
 }
 
 /// Where the lanes that load one value (`Sharing::share`) get their
@@ -1145,7 +1235,7 @@ impl Walker<'_> {
         {
             let env = &w.lanes[lanes[0]].env;
             let iv = tape.interval(env, 0, &self.rows, &mut self.intervals);
-            if Range::within(iv, m.bytes).is_none() {
+            if Range::within(within(iv, self.extent[m.inst as usize], m.bytes), m.bytes).is_none() {
                 event.unknown = true;
                 self.unbounded[m.inst as usize] = true;
                 self.accesses[m.inst as usize].gather |= self.loaded[m.inst as usize];
@@ -1232,10 +1322,13 @@ impl Walker<'_> {
                 Some(a) => a as u64,
                 None => {
                     event.unknown = true;
+                    let extent = self.extent[m.inst as usize];
                     let mut range_of = |lane: usize| {
                         let env = &w.lanes[lanes[lane]].env;
                         let iv = tape.interval(env, lane, &self.rows, &mut self.intervals);
-                        Range::within(iv, m.bytes)
+                        let bounded = within(iv, extent, m.bytes);
+                        facts.in_allocation |= bounded != iv;
+                        Range::within(bounded, m.bytes)
                     };
                     let range = match (
                         uses == Standins::None && based == Based::Absolute,

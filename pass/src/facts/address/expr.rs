@@ -76,7 +76,7 @@ impl Base {
     /// multiple of it.
     pub fn address(&self) -> i64 {
         let (slot, offset) = match self {
-            Base::Param { index, .. } => (1 + *index as i64, 0),
+            Base::Param { index, .. } => return Base::param_address(*index),
             Base::CalleeParam { index, .. } => (0x400 + *index as i64, 0),
             Base::Global { ordinal, align, .. } => (
                 0x800 + *ordinal as i64,
@@ -84,6 +84,11 @@ impl Base {
             ),
         };
         (slot << 36) + offset
+    }
+
+    /// [`Base::address`] of kernel parameter `index`.
+    pub fn param_address(index: u32) -> i64 {
+        (1 + i64::from(index)) << 36
     }
 }
 
