@@ -296,6 +296,7 @@ fn launch(trips: i64) -> Launch {
         args: HashMap::from([(ARG_N, N), (ARG_T, trips)]),
         memory: None,
         order: WarpOrder::default(),
+        extents: Vec::new(),
     }
 }
 

@@ -205,6 +205,7 @@ fn trace(p: &KernelProgram) -> Trace {
         args: HashMap::new(),
         memory: None,
         order: WarpOrder::default(),
+        extents: Vec::new(),
     };
     let budget = Budget {
         iterations: 64,

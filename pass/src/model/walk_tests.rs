@@ -93,6 +93,7 @@ fn launch(threads: u32, order: WarpOrder) -> Launch {
         args: HashMap::new(),
         memory: None,
         order,
+        extents: Vec::new(),
     }
 }
 
