@@ -521,17 +521,18 @@ fn host_launches(
                 });
             }
         }
-        // Each pointer parameter's allocation bytes, where every launch
-        // shows them: the largest.
+        // Each pointer parameter's allocation, where every launch shows
+        // it: the most bytes before and after the pointer.
         for index in 0..width as u32 {
-            let bytes: Option<Vec<u64>> = (of.iter())
-                .map(|l| l.extents.iter().find(|e| e.0 == index).map(|e| e.1))
+            let shown: Option<Vec<(u64, u64)>> = (of.iter())
+                .map(|l| l.extents.iter().find(|e| e.0 == index).map(|e| (e.1, e.2)))
                 .collect();
-            if let Some(b) = bytes.and_then(|b| b.into_iter().max()) {
+            if let Some(shown) = shown.filter(|s| !s.is_empty()) {
                 host.extents.push(LaunchExtent {
                     kernel: symbol.to_string(),
                     index,
-                    bytes: b,
+                    before: shown.iter().map(|e| e.0).max().unwrap_or(0),
+                    bytes: shown.iter().map(|e| e.1).max().unwrap_or(0),
                 });
             }
         }

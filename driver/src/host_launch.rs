@@ -91,9 +91,9 @@ pub struct HostLaunch {
     /// parameter indices it concerns.
     pub overlaps: Vec<(Vec<u32>, String)>,
     /// Pointer arguments whose allocation's size the host IR shows, as
-    /// (parameter index, bytes from the pointer to the allocation's end):
-    /// see [`extents`].
-    pub extents: Vec<(u32, u64)>,
+    /// (parameter index, bytes of the allocation before the pointer, bytes
+    /// from the pointer to its end): see [`extents`].
+    pub extents: Vec<(u32, u64, u64)>,
     /// `None` when the module has no debug locations (compiled without
     /// `-gline-tables-only`).
     pub at: Option<Site>,
@@ -675,7 +675,7 @@ fn allocates_into(call: Value) -> bool {
 /// be outside its allocation, which CUDA leaves undefined (Programming
 /// Guide, "Device Memory"), so the model draws an unknown index into it
 /// within them.
-fn extents(slots: &[Slot], layout: &DataLayout) -> Vec<(u32, u64)> {
+fn extents(slots: &[Slot], layout: &DataLayout) -> Vec<(u32, u64, u64)> {
     let mut out = Vec::new();
     for (i, s) in slots.iter().enumerate() {
         let (variable, offset) = match s {
@@ -691,10 +691,8 @@ fn extents(slots: &[Slot], layout: &DataLayout) -> Vec<(u32, u64)> {
         let Some(size) = allocated_bytes(variable) else {
             continue;
         };
-        if let Some(left) = u64::try_from(offset).ok().and_then(|o| size.checked_sub(o)) {
-            if left > 0 {
-                out.push((i as u32, left));
-            }
+        if let Some(before) = u64::try_from(offset).ok().filter(|&o| o < size) {
+            out.push((i as u32, before, size - before));
         }
     }
     out
@@ -1295,16 +1293,16 @@ int main(int argc, char **) {
 }
 "#;
         let found = launches_in(&host_ir(source));
-        let extents: Vec<Vec<(u32, u64)>> = found.iter().map(|l| l.extents.clone()).collect();
+        let extents: Vec<Vec<(u32, u64, u64)>> = found.iter().map(|l| l.extents.clone()).collect();
         assert_eq!(
             extents,
             vec![
                 // a + 16 floats of 4,096 bytes; b; c's size is run time.
-                vec![(0, 4096 - 64), (1, 4096)],
-                vec![(0, 2048), (1, 2044), (2, 2048)],
+                vec![(0, 64, 4096 - 64), (1, 0, 4096)],
+                vec![(0, 0, 2048), (1, 4, 2044), (2, 0, 2048)],
                 // In the loop (laid out last): a and b swap, so each may
                 // hold either; d is handed to `keep`.
-                vec![(0, 4096), (1, 4096)],
+                vec![(0, 0, 4096), (1, 0, 4096)],
             ]
         );
     }

@@ -174,9 +174,9 @@ pub struct LaunchOverlap {
     pub why: String,
 }
 
-/// The bytes of the allocation every host launch of a kernel gives one of
-/// its pointer parameters (`extent=NAME=INDEX=BYTES`; the largest where
-/// launches differ), filled by the driver from the host IR
+/// The allocation every host launch of a kernel gives one of its pointer
+/// parameters (`extent=NAME=INDEX=BYTES[,BEFORE]`: bytes from the pointer
+/// to the allocation's end, and before it; the most where launches differ), filled by the driver from the host IR
 /// (`host_launch::extents`: a `cudaMalloc` of a constant size into the
 /// variable the launch passes). An address through that parameter alone
 /// lies within it, so the model bounds an unknown index into it.
@@ -186,16 +186,17 @@ pub struct LaunchExtent {
     pub kernel: String,
     pub index: u32,
     pub bytes: u64,
+    pub before: u64,
 }
 
-/// Parses `NAME=INDEX=BYTES`.
+/// Parses `NAME=INDEX=BYTES[,BEFORE]`.
 fn parse_launch_extent(option: &str, s: &str) -> Result<LaunchExtent, Error> {
     let wrong = || {
         bad(
             option,
             s,
-            "NAME=INDEX=BYTES (a kernel, a pointer parameter's index, its allocation's bytes), \
-             e.g. propagate=2=8192",
+            "NAME=INDEX=BYTES[,BEFORE] (a kernel, a pointer parameter's index, its allocation's \
+             bytes from the pointer on, and before it), e.g. propagate=2=8192",
         )
     };
     let mut parts = s.splitn(3, '=');
@@ -207,14 +208,17 @@ fn parse_launch_extent(option: &str, s: &str) -> Result<LaunchExtent, Error> {
     if kernel.is_empty() || !kernel.chars().all(ident) {
         return Err(wrong());
     }
+    let (bytes, before) = bytes.split_once(',').unwrap_or((bytes, "0"));
     let bytes: u64 = bytes.trim().parse().map_err(|_| wrong())?;
-    if bytes == 0 {
+    let before: u64 = before.trim().parse().map_err(|_| wrong())?;
+    if bytes == 0 || bytes.checked_add(before).is_none() {
         return Err(wrong());
     }
     Ok(LaunchExtent {
         kernel: kernel.into(),
         index: index.trim().parse().map_err(|_| wrong())?,
         bytes,
+        before,
     })
 }
 
@@ -787,7 +791,10 @@ impl Options {
             ));
         }
         for e in &self.launch_extents {
-            p.push(format!("extent={}={}={}", e.kernel, e.index, e.bytes));
+            p.push(format!(
+                "extent={}={}={},{}",
+                e.kernel, e.index, e.bytes, e.before
+            ));
         }
         for d in &self.kernel_data {
             let key = match &d.arg {
@@ -970,14 +977,23 @@ mod tests {
 
     #[test]
     fn parses_launch_extents() {
-        let o = Options::parse("extent=propagate=2=8192").unwrap();
+        let o = Options::parse("extent=propagate=2=8192;extent=k=0=4032,64").unwrap();
         assert_eq!(
             o.launch_extents,
-            vec![LaunchExtent {
-                kernel: "propagate".into(),
-                index: 2,
-                bytes: 8192
-            }]
+            vec![
+                LaunchExtent {
+                    kernel: "propagate".into(),
+                    index: 2,
+                    bytes: 8192,
+                    before: 0
+                },
+                LaunchExtent {
+                    kernel: "k".into(),
+                    index: 0,
+                    bytes: 4032,
+                    before: 64
+                }
+            ]
         );
         for bad in [
             "extent=propagate",
@@ -986,15 +1002,17 @@ mod tests {
             "extent=propagate=2=0",
             "extent=propagate=2=-8",
             "extent==2=8",
+            "extent=k=2=8,x",
+            "extent=k=2=8,-1",
         ] {
             let e = Options::parse(bad).unwrap_err().to_string();
-            assert!(e.contains("NAME=INDEX=BYTES"), "{bad}: {e}");
+            assert!(e.contains("NAME=INDEX=BYTES[,BEFORE]"), "{bad}: {e}");
         }
     }
 
     #[test]
     fn params_round_trip() {
-        let o = Options::parse("extent=k=1=4096;policy=aggressive;block=8x4x2;grid=16;block=k=16x16;grid=k@12=4x4;arg=n=5;arg=1=-2;launcharg=_Z6smoothPKfPfii@80=2=128;launcharg=k@95=0=?;launcharg=k@96=1=-0x10;overlap=k@95=0,2=arguments 0 and 2 point into one allocation;overlap=k@h.cuh:7=1=argument 1 points 4 bytes before its allocation's start;sample-blocks=3;model=sectored;l1=1024;arch=sm_80;report=json;report-file=/tmp/r.json;strip-debug=1;discard-names=1;whole-program=1;lower=keys").unwrap();
+        let o = Options::parse("extent=k=1=4096;extent=k=2=64,8;policy=aggressive;block=8x4x2;grid=16;block=k=16x16;grid=k@12=4x4;arg=n=5;arg=1=-2;launcharg=_Z6smoothPKfPfii@80=2=128;launcharg=k@95=0=?;launcharg=k@96=1=-0x10;overlap=k@95=0,2=arguments 0 and 2 point into one allocation;overlap=k@h.cuh:7=1=argument 1 points 4 bytes before its allocation's start;sample-blocks=3;model=sectored;l1=1024;arch=sm_80;report=json;report-file=/tmp/r.json;strip-debug=1;discard-names=1;whole-program=1;lower=keys").unwrap();
         assert_eq!(Options::parse(&o.to_params()).unwrap(), o);
     }
 

@@ -132,7 +132,7 @@ impl Walk<'_> {
             memory: self.memory.clone(),
             extents: (set.opts.launch_extents.iter())
                 .filter(|e| names_kernel(&symbol, &e.kernel))
-                .map(|e| (e.index, e.bytes))
+                .map(|e| (e.index, e.before, e.bytes))
                 .collect(),
             loads: &traced,
             static_shared_bytes: static_shared_bytes(self.unit.function, &set.layout),

@@ -254,7 +254,7 @@ pub struct KernelInputs<'a> {
     pub memory: Option<Rc<Memory>>,
     /// Bytes of the allocation each pointer parameter (by index) is given
     /// at the launch, where the host code shows them (`walk::Launch::extents`).
-    pub extents: Vec<(u32, u64)>,
+    pub extents: Vec<(u32, u64, u64)>,
     /// Evaluated loads, with the paper's (conservative, aggressive) verdicts.
     pub loads: &'a [(TracedLoad, [Decision; 2])],
     pub static_shared_bytes: u64,

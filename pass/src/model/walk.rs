@@ -211,11 +211,12 @@ pub struct Launch {
     pub memory: Option<Rc<Memory>>,
     /// How the SM picks the warp that issues next.
     pub order: WarpOrder,
-    /// Bytes of the allocation a pointer parameter (by index) is given at
-    /// the launch, where the host code shows them: an address through that
-    /// parameter alone lies within them (an access outside its allocation
-    /// is undefined behaviour), so an unknown index into it is bounded.
-    pub extents: Vec<(u32, u64)>,
+    /// The allocation a pointer parameter (by index) is given at the
+    /// launch, where the host code shows it: (parameter, bytes before the
+    /// pointer, bytes from it on). An address through that parameter alone
+    /// lies within it (an access outside its allocation is undefined
+    /// behaviour), so an unknown index into it is bounded.
+    pub extents: Vec<(u32, u64, u64)>,
 }
 
 /// A lane's environment and unknown starts; where it is, and its
@@ -702,7 +703,7 @@ pub fn walk_limited(
 fn extents(
     program: &Program,
     instructions: usize,
-    extents: &[(u32, u64)],
+    extents: &[(u32, u64, u64)],
 ) -> Vec<Option<Interval>> {
     let mut out: Vec<Option<Option<Interval>>> = vec![None; instructions];
     if extents.is_empty() {
@@ -710,10 +711,10 @@ fn extents(
     }
     for op in program.nodes.iter().flat_map(|n| &n.ops) {
         let here = param_of(&op.address).and_then(|index| {
-            let &(_, bytes) = extents.iter().find(|(p, _)| *p == index)?;
+            let &(_, before, bytes) = extents.iter().find(|e| e.0 == index)?;
             let base = i128::from(Base::param_address(index));
             Some(Interval {
-                lo: base,
+                lo: base - i128::from(before),
                 hi: base + i128::from(bytes) - 1,
             })
         });
