@@ -478,6 +478,7 @@ fn host_launches(
         .create_module_from_ir(buffer)
         .map_err(|e| anyhow!("cannot parse clang's host IR: {e}"))?;
     let launches = crate::host_launch::launches(&module);
+    let escaping = crate::host_launch::escaping(&module);
     let mut warnings = Vec::new();
     let mut host = HostLaunches::default();
     let mut symbols: Vec<&str> = launches.iter().map(|l| l.kernel.symbol.as_str()).collect();
@@ -522,8 +523,10 @@ fn host_launches(
             }
         }
         // Each pointer parameter's allocation, where every launch shows
-        // it: the most bytes before and after the pointer.
-        for index in 0..width as u32 {
+        // it: the most bytes before and after the pointer. Not for a kernel
+        // whose handle other code may launch.
+        let all_launches_here = !escaping.contains(symbol);
+        for index in (0..width as u32).filter(|_| all_launches_here) {
             let shown: Option<Vec<(u64, u64)>> = (of.iter())
                 .map(|l| l.extents.iter().find(|e| e.0 == index).map(|e| (e.1, e.2)))
                 .collect();

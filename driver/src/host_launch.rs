@@ -99,6 +99,33 @@ pub struct HostLaunch {
     pub at: Option<Site>,
 }
 
+/// The kernels (by symbol) whose host-side handle, the stub, the host code
+/// uses other than to launch it as [`launches`] sees (a call of the stub, a
+/// runtime launch call naming it) or to register it: a handle handed to
+/// other code may be launched there with arguments no launch here shows,
+/// so what the launches here pass is not all the kernel gets (found by an
+/// adversarial review: `launch_later((const void *)g, big)`).
+pub fn escaping(module: &inkwell::module::Module) -> HashSet<String> {
+    // SAFETY: the inkwell module outlives this call and is not disposed by it.
+    let m = unsafe { ir::Module::from_raw(module.as_mut_ptr()) };
+    let mut out = HashSet::new();
+    for f in m.functions() {
+        let Some(kernel) = Kernel::of_stub(&f.name()) else {
+            continue;
+        };
+        let launched_or_registered = |user: Value| match callee_name(user).as_deref() {
+            Some(_) if user.called_value() == f => true,
+            Some(name) if runtime_form(name).is_some() => user.operand(0) == f,
+            Some("__cudaRegisterFunction") => true,
+            _ => false,
+        };
+        if !f.users().into_iter().all(launched_or_registered) {
+            out.insert(kernel.symbol);
+        }
+    }
+    out
+}
+
 /// Every launch in the module, in function order, then block order, then
 /// instruction order (of the push, for a `<<<>>>`). A kernel launched
 /// twice gives two entries; one launch the optimiser duplicated (a loop
@@ -838,6 +865,15 @@ mod tests {
         launches(&module)
     }
 
+    fn escaping_in(ir: &str) -> HashSet<String> {
+        let context = Context::create();
+        let buffer = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "host.ll");
+        let module = context
+            .create_module_from_ir(buffer)
+            .unwrap_or_else(|e| panic!("bad test IR: {e}"));
+        escaping(&module)
+    }
+
     fn shape(x: u32, y: u32, z: u32) -> Option<Shape> {
         Some(Shape { x, y, z })
     }
@@ -1305,6 +1341,31 @@ int main(int argc, char **) {
                 vec![(0, 0, 4096), (1, 0, 4096)],
             ]
         );
+    }
+
+    /// A kernel whose handle the host hands to other code may be launched
+    /// there: its launches here are not all it gets. Launched by `<<<>>>`
+    /// or `cudaLaunchKernel` only, it does not escape.
+    #[test]
+    fn kernels_whose_handle_escapes() {
+        let source = r#"
+__global__ void kept(float *p) { p[0] = 1; }
+__global__ void direct(float *p) { p[0] = 2; }
+__global__ void handed(float *p) { p[0] = 3; }
+void later(const void *kernel, float *p);
+int main() {
+  float *p;
+  cudaMalloc(&p, 4096);
+  kept<<<1, 32>>>(p);
+  void *args[] = {&p};
+  cudaLaunchKernel((const void *)direct, dim3(1), dim3(32), args, 0, 0);
+  handed<<<1, 32>>>(p);
+  later((const void *)handed, p);
+  return 0;
+}
+"#;
+        let out = escaping_in(&host_ir(source));
+        assert_eq!(out, HashSet::from(["_Z6handedPf".to_string()]));
     }
 
     /// Through clang: the C++ forms the scanner of text reads, and those it

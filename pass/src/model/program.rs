@@ -98,6 +98,30 @@ pub struct Program {
     pub packed_starts: Vec<PackedStart>,
 }
 
+impl Program {
+    /// Per trace instruction (`n` of them): what `of` says of its memory
+    /// operations, where all of them (the copies a trace instruction has in
+    /// the program) say the same; `None` elsewhere.
+    pub fn per_instruction<T: Copy + PartialEq>(
+        &self,
+        n: usize,
+        of: impl Fn(&MemOp) -> Option<T>,
+    ) -> Vec<Option<T>> {
+        let mut out: Vec<Option<Option<T>>> = vec![None; n];
+        for op in self.nodes.iter().flat_map(|n| &n.ops) {
+            let here = of(op);
+            if let Some(slot) = out.get_mut(op.inst as usize) {
+                *slot = match *slot {
+                    None => Some(here),
+                    Some(seen) if seen == here => Some(seen),
+                    Some(_) => Some(None),
+                };
+            }
+        }
+        out.into_iter().map(Option::flatten).collect()
+    }
+}
+
 /// A phi variable whose start is loaded from a row-offset array `p[i]`:
 /// the run a lane starts there is row `i`'s (`start`'s address over
 /// `size`), stored after row `i - 1`'s.

@@ -1361,18 +1361,7 @@ const MAX_LAUNCH_SCENARIOS: usize = 3;
 /// Per trace instruction (`n` of them), the one kernel parameter its
 /// address is based on, if it has exactly one.
 fn params_of(program: &Program, n: usize) -> Vec<Option<u32>> {
-    let mut out: Vec<Option<Option<u32>>> = vec![None; n];
-    for op in program.nodes.iter().flat_map(|n| &n.ops) {
-        let here = only_param(&op.address);
-        if let Some(slot) = out.get_mut(op.inst as usize) {
-            *slot = match *slot {
-                None => Some(here),
-                Some(seen) if seen == here => Some(seen),
-                Some(_) => Some(None),
-            };
-        }
-    }
-    out.into_iter().map(Option::flatten).collect()
+    program.per_instruction(n, |op| only_param(&op.address))
 }
 
 /// The one kernel parameter an address is based on, if it has exactly one.

@@ -705,28 +705,18 @@ fn extents(
     instructions: usize,
     extents: &[(u32, u64, u64)],
 ) -> Vec<Option<Interval>> {
-    let mut out: Vec<Option<Option<Interval>>> = vec![None; instructions];
     if extents.is_empty() {
         return vec![None; instructions];
     }
-    for op in program.nodes.iter().flat_map(|n| &n.ops) {
-        let here = param_of(&op.address).and_then(|index| {
-            let &(_, before, bytes) = extents.iter().find(|e| e.0 == index)?;
-            let base = i128::from(Base::param_address(index));
-            Some(Interval {
-                lo: base - i128::from(before),
-                hi: base + i128::from(bytes) - 1,
-            })
-        });
-        if let Some(slot) = out.get_mut(op.inst as usize) {
-            *slot = match *slot {
-                None => Some(here),
-                Some(seen) if seen == here => Some(seen),
-                Some(_) => Some(None),
-            };
-        }
-    }
-    out.into_iter().map(Option::flatten).collect()
+    program.per_instruction(instructions, |op| {
+        let index = param_of(&op.address)?;
+        let &(_, before, bytes) = extents.iter().find(|e| e.0 == index)?;
+        let base = i128::from(Base::param_address(index));
+        Some(Interval {
+            lo: base - i128::from(before),
+            hi: base + i128::from(bytes) - 1,
+        })
+    })
 }
 
 /// The kernel parameter an address of the walked program is based on: its
