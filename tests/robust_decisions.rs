@@ -897,6 +897,12 @@ fn a_gather_into_an_allocation_the_host_sizes_stays_within_it() {
             .contains("4096-byte allocation the host")),
         "{narrow}"
     );
+    // by_block: the index is read where a block-uniform load points (a
+    // stand-in hides its interval), the table still 4,096 bytes.
+    let by_block = load_with(kernel(&r, "by_block"), "table + 4*?");
+    assert_eq!(by_block["decision"], "cache", "{by_block}");
+    assert_eq!(by_block["in_kernel"]["unknown_within"].as_u64(), Some(4096));
+    assert!(by_block["in_kernel"]["l2_bytes"].as_u64().unwrap() <= 8192);
     let wide = load_with(kernel(&r, "wide"), "table + 4*?");
     assert_eq!(wide["decision"], "bypass", "{wide}");
     assert!(wide["in_kernel"].get("unknown_within").is_none());

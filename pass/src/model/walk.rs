@@ -1325,7 +1325,20 @@ impl Walker<'_> {
                         uses == Standins::None && based == Based::Absolute,
                         same_range,
                     ) {
-                        (false, _) => None,
+                        // Stand-ins or an unknown start hide the interval,
+                        // but not the allocation: an address through the
+                        // parameter lies within it whatever its index.
+                        // Lanes that load one value keep their shared
+                        // place (`Sharing::share`) rather than a draw each.
+                        (false, _) => {
+                            let shared_here =
+                                sharing && self.sharing.shared.get(at).copied().flatten().is_some();
+                            let r = extent
+                                .filter(|_| !shared_here)
+                                .and_then(|e| Range::within(within(e, extent, m.bytes), m.bytes));
+                            facts.in_allocation |= r.is_some();
+                            r
+                        }
                         (true, false) => range_of(at),
                         (true, true) => *shared.get_or_insert_with(|| range_of(at)),
                     };
