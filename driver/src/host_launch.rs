@@ -856,22 +856,22 @@ mod tests {
     use inkwell::context::Context;
     use inkwell::memory_buffer::MemoryBuffer;
 
-    fn launches_in(ir: &str) -> Vec<HostLaunch> {
+    /// `read` of the module the IR text `ir` makes.
+    fn with_module<T>(ir: &str, read: impl FnOnce(&inkwell::module::Module) -> T) -> T {
         let context = Context::create();
         let buffer = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "host.ll");
         let module = context
             .create_module_from_ir(buffer)
             .unwrap_or_else(|e| panic!("bad test IR: {e}"));
-        launches(&module)
+        read(&module)
+    }
+
+    fn launches_in(ir: &str) -> Vec<HostLaunch> {
+        with_module(ir, launches)
     }
 
     fn escaping_in(ir: &str) -> HashSet<String> {
-        let context = Context::create();
-        let buffer = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "host.ll");
-        let module = context
-            .create_module_from_ir(buffer)
-            .unwrap_or_else(|e| panic!("bad test IR: {e}"));
-        escaping(&module)
+        with_module(ir, escaping)
     }
 
     fn shape(x: u32, y: u32, z: u32) -> Option<Shape> {
