@@ -32,7 +32,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use gpucc_cache_pass::facts::kernels::demangle;
+use gpucc_cache_pass::facts::names::demangle;
 use gpucc_cache_pass::llvm::ir::{self, Block, DataLayout, IntPredicate, Opcode, Value};
 
 use crate::launch::{valid_block, valid_grid, Shape};
@@ -1452,7 +1452,7 @@ mod corpus {
     use std::process::Command;
     use std::time::{Duration, Instant};
 
-    use gpucc_cache_pass::facts::kernels::names_kernel;
+    use gpucc_cache_pass::facts::names::names_kernel;
     use inkwell::context::Context;
     use inkwell::memory_buffer::MemoryBuffer;
 

@@ -8,8 +8,8 @@
 //! changes the module.
 //!
 //! The kernel-level model's step (`kernel_model`) and what host launches
-//! and the module say (`launch`) are files of their own. This one stays
-//! about a thousand lines: the unit loop and the per-load walk (`Walk`)
+//! and the module say (`launch`) are files of their own. Length: this one
+//! stays about a thousand lines: the unit loop and the per-load walk (`Walk`)
 //! share one state (folder, dominators, sampled blocks, the unit's result),
 //! and the walk's steps read in order as the methods of that one struct.
 
@@ -19,21 +19,22 @@ use std::rc::Rc;
 use crate::decide::callees::{combine, CalleeLoad, Caller, Combined, Proposal};
 use crate::decide::policy::{decide, Decision, Policy, Verdict};
 use crate::emit::keys::Key;
+use crate::facts::accesses::{block_accesses, Shift};
 use crate::facts::address::{render, uniform_unknowns, Context, Expr, Folder, Known, Sreg, E};
-use crate::facts::evaluate::{block_accesses, sample_blocks, Env, Shift};
+use crate::facts::evaluate::{sample_blocks, Env};
 use crate::facts::global_loads::{is_read_only, reads_constant_table, Read, Skip};
 use crate::facts::guards::{Dominators, Guard};
-use crate::facts::kernels::{
-    demangle, find, names_kernel, nearest, source_name, BlockSource, Kernel,
-};
+use crate::facts::kernels::{find, nearest, BlockSource, Kernel};
 use crate::facts::memory::Memory;
+use crate::facts::names::{demangle, names_kernel, source_name};
 use crate::facts::traffic::{block_traffic, mean, Traffic};
 use crate::gpu::generation::{Arch, AsmOp, CacheOp};
 use crate::gpu::hardware::{Fill, GlobalLoads, Hardware};
 use crate::llvm::ir::{Module, Opcode, Value};
+use crate::model::budget::{ModuleBudget, DEFAULT_MODEL_BUDGET};
 use crate::model::kernel_trace::Scope;
 use crate::model::kernel_trace::TracedLoad;
-use crate::model::sm_model::{simulate, KernelInputs, ModuleBudget, NoModel, DEFAULT_MODEL_BUDGET};
+use crate::model::sm_model::{simulate, KernelInputs, NoModel};
 use crate::model::trace::Trace;
 use crate::options::{ArgRef, Dim3, Options, ShapeOrigin};
 use crate::report::{KernelReport, LoadReport, MachineReport, Report, SkippedLoad};

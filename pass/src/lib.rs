@@ -17,6 +17,7 @@ pub mod decide;
 pub mod emit;
 pub mod error;
 pub mod facts;
+pub mod files;
 pub mod gpu;
 pub mod llvm;
 pub mod model;

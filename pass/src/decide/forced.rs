@@ -35,7 +35,7 @@ pub struct Decisions {
 
 impl Decisions {
     pub fn read(path: &str) -> Result<Decisions, Error> {
-        let text = crate::options::read_text_file("the decisions file", path)?;
+        let text = crate::files::read_text_file("the decisions file", path)?;
         Decisions::parse(path, &text)
     }
 

@@ -33,7 +33,7 @@
 //! session). A tie is decided on which bytes cost
 //! less time, not on the order the candidates were listed in.
 //!
-//! What this file does not do: build scenarios (`model::sm_model` knows the
+//! What this file does not do: build scenarios (`model::scenarios` knows the
 //! hardware and the launch) or search (`kernel_model`). Pure: traces,
 //! configurations and candidates in; bytes and a choice out.
 

@@ -140,6 +140,15 @@ impl Memory {
     }
 }
 
+/// Elements per row of a row-offset array nobody bound (see `model::sm_model::simulate`),
+/// row by row in turn: a guess, in the source loop's iterations. 5 to 8 is
+/// a 2-D mesh's Laplacian (5) up to a 3-D one's (7) and a little beyond,
+/// about the walk's guessed trip count (`walk::DEFAULT_BUDGET.unknown_trip`,
+/// 8) on average; consecutive rows differ, as real rows do, so that every
+/// remainder of an unroll by 2, 4 or 8 occurs and clang's remainder loop
+/// runs for some lanes and not for others.
+pub const ROW_GUESS: &[i64] = &[5, 6, 7, 8];
+
 #[cfg(test)]
 mod tests {
     use super::*;

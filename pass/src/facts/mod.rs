@@ -3,6 +3,7 @@
 //! evaluation and the paper's per-load traffic estimate. Pure over IR facts;
 //! nothing here decides or changes the module.
 
+pub mod accesses;
 pub mod address;
 pub mod bounds;
 pub mod evaluate;
@@ -12,4 +13,7 @@ pub mod guards;
 pub mod int;
 pub mod kernels;
 pub mod memory;
+pub mod names;
+pub mod specialise;
+pub mod tape;
 pub mod traffic;

@@ -167,7 +167,7 @@ fn parse_number(s: &str) -> Option<u64> {
 impl Machine {
     /// Reads and checks the description at `path`.
     pub fn read(path: &str) -> Result<Machine, Error> {
-        let text = crate::options::read_text_file("the machine description", path)?;
+        let text = crate::files::read_text_file("the machine description", path)?;
         Machine::parse(path, &text)
     }
 

@@ -19,8 +19,8 @@
 //! coalesce into one request per line. It reads no IR and decides nothing:
 //! the caller says which loads allocate and which generation's rules apply
 //! ([`L1Config`]; `l1_config` builds it from the hardware facts). Its tests
-//! are in `l1sim_tests.rs`. The file stays above 800 lines (about 1,250) on
-//! purpose: the tag state, its line index and the coalescer are private
+//! are in `l1sim_tests.rs`. Length: the file stays above 800 lines (about
+//! 1,250) on purpose: the tag state, its line index and the coalescer are private
 //! parts of one replay loop tuned together (`auto` replays a trace many
 //! times, and issue 19 asks for speed); the next split, if it grows, is the
 //! coalescer.

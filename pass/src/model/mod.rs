@@ -5,8 +5,12 @@
 //! (`locality`), the loads whose data is read once (`read_once`), the
 //! gather scenario (`gathers`), the packed-starts scenario (`packed_starts`)
 //! and the
-//! per-kernel run that ties them together (`sm_model`).
+//! per-kernel run that ties them together (`sm_model`), with its budgets
+//! (`budget`), scenarios (`scenarios`) and launch estimate
+//! (`launch_estimate`).
 
+pub mod allocations;
+pub mod budget;
 pub mod control;
 #[cfg(test)]
 mod control_tests;
@@ -14,11 +18,14 @@ pub mod gathers;
 pub mod kernel_trace;
 pub mod l1_config;
 pub mod l1sim;
+pub mod launch_estimate;
 pub mod locality;
 pub mod packed_starts;
 pub mod program;
 pub mod read_once;
+pub mod scenarios;
 pub mod schedule;
+pub mod sharing;
 pub mod sm_model;
 #[cfg(test)]
 mod test_ir;

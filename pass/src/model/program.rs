@@ -14,7 +14,8 @@
 use std::rc::Rc;
 
 use crate::facts::address::{Cond, E};
-use crate::facts::evaluate::{Env, Specialiser};
+use crate::facts::evaluate::Env;
+use crate::facts::specialise::Specialiser;
 
 /// How a block ends.
 #[derive(Clone, Debug)]
@@ -210,7 +211,7 @@ impl Shape {
 
 /// `program` with what `env` fixes (block and grid shape, argument
 /// values, pointer bases) folded into its expressions once, rather than
-/// per thread and step (`evaluate::Specialiser`; the values are the same).
+/// per thread and step (`specialise::Specialiser`; the values are the same).
 pub fn specialised(program: &Program, env: &Env) -> Program {
     let mut s = Specialiser::new(env);
     let nodes = (program.nodes.iter())

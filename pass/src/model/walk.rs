@@ -21,7 +21,7 @@
 //!   address of their own ([`UNKNOWN_REGION`]), unless they are bounded.
 //! - Bounded unknowns: when the interval of a lane's address (`bounds`: its
 //!   known values as points, each unknown leaf the full range of its type)
-//!   spans at most [`MAX_BOUNDED_SPAN`] bytes, the lane reads a
+//!   spans at most [`crate::model::trace::MAX_BOUNDED_SPAN`] bytes, the lane reads a
 //!   pseudo-random address within it, aligned to the access size (a CUDA
 //!   access is naturally aligned, so every real address is one of those),
 //!   drawn from a hash of (instruction, block, warp, lane, execution): the
@@ -68,25 +68,29 @@
 //!
 //! Pure: program and launch in, trace out. No IR, no cache.
 //!
-//! Length: the walker is one state machine (lane groups, evaluation
-//! buffers, budgets) whose steps share that state; what stands apart lives
-//! beside it: the scheduler (`schedule`), the unknown-address rules
-//! (`unknowns`), CFG facts and specialisation (`program`).
+//! Length (about 1,500 lines): the walker is one state machine (lane
+//! groups, evaluation buffers, budgets) whose steps share that state, and
+//! `issue`, the step that gives each lane its address under every rule
+//! above, is most of it. What stands apart lives beside it: the scheduler
+//! (`schedule`), the unknown-address rules (`unknowns`), the lanes that
+//! load one value (`sharing`), the launch's allocations (`allocations`),
+//! CFG facts and specialisation (`program`).
 
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::time::Instant;
 
-use crate::facts::address::{Base, BinOp, Expr, Sreg, E};
+use crate::facts::address::{Expr, Sreg, E};
 use crate::facts::bounds::Interval;
-use crate::facts::evaluate::{
-    all_lanes, eval, per_lane, thread_coords, uniform, CondTape, Env, Lanes, Rows, Standin, Tape,
-};
+use crate::facts::evaluate::{eval, thread_coords, Env, Standin};
 use crate::facts::geometry::Dim3;
 use crate::facts::memory::Memory;
+use crate::facts::tape::{all_lanes, per_lane, uniform, CondTape, Lanes, Rows, Tape};
 use crate::facts::traffic::WARP_SIZE;
+use crate::model::allocations::{extents, within};
 use crate::model::program::{guarded_sides, specialised, Exit, Program, Shape};
 use crate::model::schedule::{Issued, Scheduler, WarpOrder};
+use crate::model::sharing::{Sharing, SHARED_PROBE};
 use crate::model::trace::{Event, Instruction, Trace, UNKNOWN_REGION, UNKNOWN_SPACING};
 use crate::model::unknowns::{
     based_address, cond_variables, loaded_addresses, shift_region, standin_uses, variables, Based,
@@ -697,99 +701,10 @@ pub fn walk_limited(
     }
 }
 
-/// Per instruction: the bytes of the allocation its addresses lie within,
-/// where every address of it is based on one parameter alone whose
-/// allocation `extents` gives (`Launch::extents`).
-fn extents(
-    program: &Program,
-    instructions: usize,
-    extents: &[(u32, u64, u64)],
-) -> Vec<Option<Interval>> {
-    if extents.is_empty() {
-        return vec![None; instructions];
-    }
-    program.per_instruction(instructions, |op| {
-        let index = param_of(&op.address)?;
-        let &(_, before, bytes) = extents.iter().find(|e| e.0 == index)?;
-        let base = i128::from(Base::param_address(index));
-        Some(Interval {
-            lo: base - i128::from(before),
-            hi: base + i128::from(bytes) - 1,
-        })
-    })
-}
-
-/// The kernel parameter an address of the walked program is based on: its
-/// one constant addend at a parameter's place (`Base::param_address`,
-/// folded into a constant by specialisation), to the nearest base (an
-/// offset below it, `p[j - 1]`, counts); `None` when it has none or more.
-fn param_of(address: &Expr) -> Option<u32> {
-    fn addends(e: &Expr, out: &mut Vec<i64>) {
-        match e {
-            Expr::Bin {
-                op: BinOp::Add,
-                lhs,
-                rhs,
-                ..
-            } => {
-                addends(lhs, out);
-                addends(rhs, out);
-            }
-            Expr::Const(c) => out.push(*c),
-            _ => {}
-        }
-    }
-    let mut constants = Vec::new();
-    addends(address, &mut constants);
-    let slot = Base::param_address(0);
-    let mut bases = constants.iter().filter(|&&c| c >= slot / 2);
-    let (Some(&c), None) = (bases.next(), bases.next()) else {
-        return None;
-    };
-    u32::try_from((c + slot / 2) / slot - 1).ok()
-}
-
-/// `address` (an interval of start addresses of `bytes`-wide accesses)
-/// within `extent`, where it has one and they meet; else `address`.
-fn within(address: Interval, extent: Option<Interval>, bytes: u32) -> Interval {
-    let Some(e) = extent else {
-        return address;
-    };
-    let (lo, hi) = (
-        address.lo.max(e.lo),
-        address.hi.min(e.hi - i128::from(bytes) + 1),
-    );
-    if lo > hi {
-        return address;
-    }
-    Interval { lo, hi }
-}
-
-/// Where the lanes that load one value (`Sharing::share`) get their
-/// addresses: above the other synthetic unknowns (`UNKNOWN_REGION` +
-/// `UNKNOWN_SPACING` × a count that stays below 2^40) and below the
-/// gathers' local scenario (`gathers::LOCAL_GATHER_REGION`, +2^59), which
-/// treats them as it treats every synthetic unknown.
-pub const SHARED_REGION: u64 = UNKNOWN_REGION + (1 << 58);
-
-/// Each group's room: its lanes' offsets span less than half of it.
-const SHARED_SPACING: u64 = 1 << 24;
-
-/// Groups before their regions are used again (2^34 × 2^24 = 2^58 bytes):
-/// a group so far back in the trace has long left L1.
-const SHARED_GROUPS: u64 = 1 << 34;
-
-/// A group's offsets keep their alignment to this many bytes (a row of a
-/// table read as float4 lanes starts on a line as it does in memory).
-const SHARED_ALIGN: i64 = 4096;
-
 /// A lane's loop start read from memory (`Walker::phi_keys`): its loads'
 /// addresses, and the start with the loads read as 0 and as
 /// [`SHARED_PROBE`].
 type StartKey = (Vec<i64>, i64, i64);
-
-/// The value the loads read in [`Sharing::share`]'s second run.
-const SHARED_PROBE: i64 = 4096;
 
 /// The most thread-accesses whose room [`reserve`] takes up front: 64 MiB
 /// of addresses, more than any budget the driver grants (`sm_model`: at
@@ -840,132 +755,6 @@ fn reads_lane_state(e: &E) -> bool {
         }
     }
     visit(e, &mut HashSet::new())
-}
-
-/// Lanes of a warp that load one value (`Expr::Loaded`), for the walk.
-#[derive(Default)]
-struct Sharing {
-    /// Rows of a second and third run of a tape.
-    runs: [Rows; 2],
-    /// Per lane of the last event: the address [`Sharing::share`] gave it.
-    shared: Vec<Option<u64>>,
-    /// Groups of lanes given one value so far.
-    next: u64,
-}
-
-impl Sharing {
-    /// Lanes of one warp instruction that read its address's per-thread
-    /// loads (`Expr::Loaded`) at the same addresses get the same values
-    /// (one instruction, one moment: no store comes between), so their
-    /// addresses differ only by what the rest of the expression adds. Per
-    /// lane of `lanes`, into `self.shared`: such a lane's address, in a
-    /// region of its group's own in [`SHARED_REGION`]; `None` for a lane
-    /// that shares its loads with no other, or whose offset from its
-    /// group's depends on the loaded values (two runs, with the loads read
-    /// as 0 and as [`SHARED_PROBE`], disagree). Whether any lane got one.
-    /// `tape` ran for `lanes` into `rows`; `vars` are the loop
-    /// variables its expression reads, whose starts (`Based`) join the
-    /// lanes' keys, since their rows hold offsets from those starts.
-    fn share(
-        &mut self,
-        tape: &Tape,
-        rows: &Rows,
-        evaluations: &mut u64,
-        w: &Warp,
-        lanes: &[usize],
-        vars: &[(u32, Option<i64>)],
-    ) -> bool {
-        let Sharing { runs, shared, next } = self;
-        let next_shared = next;
-        shared.clear();
-        let loads = tape.loads();
-        if loads.is_empty() || lanes.len() < 2 {
-            return false;
-        }
-        // The common case first, without allocating: a gather whose lanes read
-        // their indices at distinct addresses (`x[col[j]]`) shares nothing.
-        let mut firsts = [0i64; crate::facts::evaluate::MAX_LANES];
-        let mut n = 0;
-        for at in 0..lanes.len() {
-            if let Some(x) = Tape::value_at(rows, loads[0], at) {
-                firsts[n] = x;
-                n += 1;
-            }
-        }
-        let firsts = &mut firsts[..n];
-        firsts.sort_unstable();
-        if !firsts.windows(2).any(|p| p[0] == p[1]) {
-            return false;
-        }
-        // Each lane's key: its loads' addresses and its variables' starts.
-        let key = |at: usize| -> Option<Vec<i64>> {
-            let mut k = Vec::with_capacity(loads.len() + vars.len());
-            for &s in loads {
-                k.push(Tape::value_at(rows, s, at)?);
-            }
-            for &(v, _) in vars {
-                k.push(i64::from(w.lanes[lanes[at]].bases[v as usize]));
-            }
-            Some(k)
-        };
-        let keys: Vec<Option<Vec<i64>>> = (0..lanes.len()).map(key).collect();
-        // Each lane's group: the first lane with its key.
-        let leader: Vec<Option<usize>> = (0..lanes.len())
-            .map(|at| {
-                let k = keys[at].as_ref()?;
-                (0..lanes.len()).find(|&o| keys[o].as_ref() == Some(k))
-            })
-            .collect();
-        let shares = |at: usize| {
-            leader[at].is_some_and(|g| (0..lanes.len()).any(|o| o != at && leader[o] == Some(g)))
-        };
-        if !(0..lanes.len()).any(shares) {
-            return false;
-        }
-        let group = Group::of(w, lanes);
-        let [zero, probe] = runs;
-        tape.run_loaded_as(&group, zero, Some(0));
-        tape.run_loaded_as(&group, probe, Some(SHARED_PROBE));
-        *evaluations += 2 * tape.cost() * lanes.len() as u64;
-        let (mut at0, mut at1) = (Vec::new(), Vec::new());
-        tape.values(zero, &mut at0);
-        tape.values(probe, &mut at1);
-        shared.resize(lanes.len(), None);
-        for g in 0..lanes.len() {
-            let members: Vec<usize> = (0..lanes.len())
-                .filter(|&at| leader[at] == Some(g) && shares(at))
-                .collect();
-            if members.is_empty() {
-                continue;
-            }
-            let offsets: Option<Vec<i64>> = members
-                .iter()
-                .map(|&at| {
-                    let (a0, g0) = (at0[at]?, at0[g]?);
-                    let (a1, g1) = (at1[at]?, at1[g]?);
-                    (a0.wrapping_sub(g0) == a1.wrapping_sub(g1)).then_some(a0)
-                })
-                .collect();
-            let Some(offsets) = offsets else { continue };
-            let low = offsets
-                .iter()
-                .min()
-                .copied()
-                .unwrap_or(0)
-                .div_euclid(SHARED_ALIGN)
-                * SHARED_ALIGN;
-            let high = offsets.iter().max().copied().unwrap_or(0);
-            if high.wrapping_sub(low) as u64 >= SHARED_SPACING / 2 {
-                continue;
-            }
-            *next_shared += 1;
-            let region = SHARED_REGION + (*next_shared % SHARED_GROUPS) * SHARED_SPACING;
-            for (&at, &o) in members.iter().zip(&offsets) {
-                shared[at] = Some(region + o.wrapping_sub(low) as u64);
-            }
-        }
-        shared.iter().any(Option::is_some)
-    }
 }
 
 /// Whether the lanes `lanes` (distinct, in increasing order) have all done
@@ -1230,10 +1019,14 @@ impl Walker<'_> {
                 event.unknown = true;
                 self.unbounded[m.inst as usize] = true;
                 self.accesses[m.inst as usize].gather |= self.loaded[m.inst as usize];
-                if self
-                    .sharing
-                    .share(tape, &self.rows, &mut self.evaluations, w, lanes, &[])
-                {
+                if self.sharing.share(
+                    tape,
+                    &self.rows,
+                    &mut self.evaluations,
+                    &Group::of(w, lanes),
+                    |_, _| 0,
+                    &[],
+                ) {
                     for &s in &self.sharing.shared {
                         addresses.push(s.unwrap_or_else(|| {
                             self.next_unknown += 1;
@@ -1287,9 +1080,14 @@ impl Walker<'_> {
         }
         // Lanes that load one value share what follows from it.
         let sharing = uses == Standins::None
-            && self
-                .sharing
-                .share(tape, &self.rows, &mut self.evaluations, w, lanes, vars);
+            && self.sharing.share(
+                tape,
+                &self.rows,
+                &mut self.evaluations,
+                &Group::of(w, lanes),
+                |at, v| w.lanes[lanes[at]].bases[v as usize],
+                vars,
+            );
         let facts = &mut self.accesses[m.inst as usize];
         // The range of an unknown address, computed once for the group
         // when every lane would get the same.

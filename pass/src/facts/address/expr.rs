@@ -205,7 +205,7 @@ pub enum Expr {
     /// where no kernel data is bound: unknown, and everywhere the same as
     /// `Unknown(Why::Memory)`, except to the walk, which gives the lanes
     /// of one warp instruction that read it at one address the same value
-    /// (`walk::Sharing::share`).
+    /// (`sharing::Sharing::share`).
     Loaded {
         from: E,
         bytes: u32,
