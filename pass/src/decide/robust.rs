@@ -81,6 +81,12 @@ pub enum Assumption {
     /// after another in thread order, as CSR rows are
     /// (`model::packed_starts`), instead of sharing nothing.
     StartsPacked,
+    /// The lanes of a warp that take values the data chose (a loop start
+    /// or an index read where the walk cannot tell which lanes read one
+    /// place: `cell_start[c]`, `c` from a loaded coordinate) take one
+    /// value, as the threads of sorted data do (`walk::Launch::
+    /// warp_shares_data`), instead of one each.
+    WarpSharesData,
 }
 
 impl Assumption {
@@ -101,6 +107,7 @@ impl Assumption {
             Assumption::GathersLocal => "gathers read near their thread's index".into(),
             Assumption::Launch { line } => format!("the host launch at line {line}"),
             Assumption::StartsPacked => "runs from loaded starts stored one after another".into(),
+            Assumption::WarpSharesData => "lanes of a warp share what the data chose".into(),
         }
     }
 }
@@ -222,19 +229,32 @@ pub fn weigh_and_descend(
     let mut simulated_accesses = 0u64;
     let mut bytes: Vec<Vec<u64>> = vec![Vec::new(); candidates.len()];
     let mut runs = Vec::with_capacity(scenarios.len());
+    // Weighed in this order, so that where the budget runs out the global
+    // switches (every load cached, none) have been weighed in every
+    // scenario after the first candidate: they are the baseline a choice
+    // must not lose to (`particles_aos` on the GTX480 description: the
+    // budget ran out before cache-all, the best under one scenario, was
+    // weighed in the others). The order decides nothing else: `choose`
+    // reads the candidates in their own order.
+    let switch = |c: &Candidate| c.cached.iter().all(|&x| x) || !c.cached.iter().any(|&x| x);
+    let order: Vec<usize> = std::iter::once(0)
+        .chain((1..candidates.len()).filter(|&c| switch(&candidates[c])))
+        .chain((1..candidates.len()).filter(|&c| !switch(&candidates[c])))
+        .collect();
     for (s, sc) in scenarios.iter().enumerate() {
         let mut l1 = L1::new(sc.config)?;
         let requests: Requests = l1.requests(sc.trace)?;
-        for (c, cand) in candidates.iter().enumerate() {
+        for &c in &order {
+            let cand = &candidates[c];
             if bytes[c].len() != s {
                 continue;
             }
-            if let Some(same) = (0..c).find(|&d| candidates[d].cached == cand.cached) {
-                if bytes[same].len() > s {
-                    let b = bytes[same][s];
-                    bytes[c].push(b);
-                    continue;
-                }
+            if let Some(same) = (0..candidates.len())
+                .find(|&d| d != c && bytes[d].len() > s && candidates[d].cached == cand.cached)
+            {
+                let b = bytes[same][s];
+                bytes[c].push(b);
+                continue;
             }
             let over = simulated_accesses + sc.trace.thread_accesses() > limit.simulated_accesses
                 || past(limit);
@@ -527,6 +547,47 @@ mod tests {
         };
         let w = weigh_and_descend(&mut again, &scenarios, false, cut, &groups).unwrap();
         assert_eq!((again.len(), w.chosen, w.worst), (2, 1, 2.0));
+    }
+
+    #[test]
+    fn a_short_budget_weighs_the_global_switches_first() {
+        // Two loads, one lane, two reads: every simulation replays 2
+        // thread-accesses. Candidates: the nominal search's choice (cache
+        // load 0), another search's (cache load 1), and every load cached.
+        // A budget of 4 simulated accesses weighs two of them in the one
+        // scenario: the first always, then the switch (cache-all), not the
+        // second search's, which comes before it in the list.
+        let t = trace(&[(0, 0), (1, 128)], 2);
+        let scenarios = [Scenario {
+            assumption: Assumption::Nominal,
+            trace: &t,
+            config: L1Config::sector_fill(128),
+        }];
+        let cands = [
+            Candidate {
+                origin: "nominal".into(),
+                cached: vec![true, false],
+            },
+            Candidate {
+                origin: "another".into(),
+                cached: vec![false, true],
+            },
+            Candidate {
+                origin: "cache-all".into(),
+                cached: vec![true, true],
+            },
+        ];
+        let short = SearchLimit {
+            simulated_accesses: 4,
+            deadline: None,
+        };
+        let w = weigh(&cands, &scenarios, false, short).unwrap();
+        assert_eq!(w.complete, vec![true, false, true]);
+        assert_eq!(w.simulated_accesses, 4);
+        // With room for all, all are weighed, and the choice is read in
+        // the candidates' own order.
+        let all = weigh(&cands, &scenarios, false, SearchLimit::NONE).unwrap();
+        assert_eq!(all.complete, vec![true, true, true]);
     }
 
     #[test]

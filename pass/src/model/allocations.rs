@@ -4,7 +4,10 @@
 
 use crate::facts::address::{Base, BinOp, Expr};
 use crate::facts::bounds::Interval;
+use crate::model::packed_starts::PACKED_REGION;
 use crate::model::program::Program;
+use crate::model::trace::Trace;
+use crate::model::unknowns::{splitmix, BASED_REGION, BASED_SPACING};
 
 /// Per instruction: the bytes of the allocation its addresses lie within,
 /// where every address of it is based on one parameter alone whose
@@ -72,4 +75,89 @@ pub(super) fn within(address: Interval, extent: Option<Interval>, bytes: u32) ->
         return address;
     }
     Interval { lo, hi }
+}
+
+/// `trace` with the runs of unknown starts moved into the allocation of
+/// their instruction (`extents`, per instruction), where it has one. A
+/// start's run lies within the array its parameter is given (an access
+/// outside its allocation is undefined behaviour). A start nothing else
+/// places (not packed, `packed_starts`) is put at a place drawn within the
+/// allocation, one draw per start, so that the arrays a start indexes, and
+/// a struct's fields, keep their offsets from each other; packed runs keep
+/// their places. Either wraps at the allocation's end: runs packed one
+/// after another, or guessed longer than the array holds, cannot reach
+/// past it. `None` when nothing moves.
+pub fn starts_in_allocations(trace: &Trace, extents: &[Option<Interval>]) -> Option<Trace> {
+    let mut out: Option<Trace> = None;
+    for e in &trace.events {
+        let Some(Some(x)) = extents.get(e.inst as usize) else {
+            continue;
+        };
+        let size = (x.hi - x.lo + 1).max(1) as u64;
+        let (s, n) = (e.start as usize, e.lanes as usize);
+        for p in s..s + n {
+            let a = trace.addresses[p];
+            let (known, start) = if (BASED_REGION..PACKED_REGION).contains(&a) {
+                let region = (a - BASED_REGION) / BASED_SPACING;
+                (
+                    (a - BASED_REGION) % BASED_SPACING,
+                    (splitmix(region) % size) & !3,
+                )
+            } else if (PACKED_REGION..PACKED_REGION + BASED_SPACING).contains(&a) {
+                (a - PACKED_REGION, 0)
+            } else {
+                continue;
+            };
+            let rel = (i128::from(known) - x.lo).rem_euclid(i128::from(size)) as u64;
+            let placed = x.lo as u64 + (start + rel) % size;
+            out.get_or_insert_with(|| trace.clone()).addresses[p] = placed;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::unknowns::based_address;
+
+    #[test]
+    fn starts_move_into_their_allocation_and_packed_runs_wrap() {
+        // Parameter 1's allocation: 256 bytes from its base B = 2 << 36
+        // (`Base::param_address(1)`). Instruction 0 reads through it;
+        // instruction 1 has no allocation.
+        let b = Base::param_address(1);
+        let extents = [
+            Some(Interval {
+                lo: i128::from(b),
+                hi: i128::from(b) + 255,
+            }),
+            None,
+        ];
+        // Start 3 (region 2): words 0 and 1 of its run at B + 0, B + 4,
+        // then a packed run's byte 300 past B. Instruction 1 reads the
+        // same start: it has no allocation and stays where it was.
+        let s0 = based_address(b, 3);
+        let packed = PACKED_REGION + b as u64 + 300;
+        let t = Trace::one_lane(
+            &["1:0", "1:1"],
+            &[(0, s0), (0, s0 + 4), (0, packed), (1, s0)],
+        );
+        let placed = starts_in_allocations(&t, &extents).unwrap();
+        let a = &placed.addresses;
+        let base = b as u64;
+        // The start's two words: somewhere in the 256 bytes, 4 apart (the
+        // draw is 4-byte aligned, so the second word cannot wrap away).
+        assert!(
+            (base..base + 256).contains(&a[0]) && a[0].is_multiple_of(4),
+            "{:#x}",
+            a[0]
+        );
+        assert_eq!(a[1], base + (a[0] - base + 4) % 256);
+        // The packed run keeps its place, wrapped: 300 mod 256 = 44.
+        assert_eq!(a[2], base + 44);
+        assert_eq!(a[3], s0);
+        // Nothing with an allocation: nothing moves.
+        assert!(starts_in_allocations(&t, &[None, None]).is_none());
+    }
 }

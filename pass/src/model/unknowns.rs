@@ -9,7 +9,9 @@
 //! The walk (`walk`) decides when each applies; this file holds the rules
 //! and their arithmetic, pure functions of expressions and numbers.
 
-use crate::facts::address::{Cond, Expr};
+use std::collections::HashSet;
+
+use crate::facts::address::{Cond, Expr, E};
 use crate::facts::bounds::Interval;
 use crate::model::program::Program;
 use crate::model::trace::MAX_BOUNDED_SPAN;
@@ -156,7 +158,7 @@ impl Range {
 
 /// SplitMix64's finaliser (Steele et al., OOPSLA 2014): a well-mixed
 /// 64-bit hash of its input.
-fn splitmix(x: u64) -> u64 {
+pub(crate) fn splitmix(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -332,6 +334,169 @@ pub(crate) fn reads_loaded(e: &Expr) -> bool {
         Expr::AddRec { start, step, .. } => reads_loaded(start) || reads_loaded(step),
         _ => false,
     }
+}
+
+/// Per phi variable: whether its value on some edge reads something the
+/// analysis cannot express (`reads_unknown`), or such a variable: a loop
+/// over neighbouring cells whose first cell comes from a loaded float
+/// coordinate.
+pub(crate) fn unknown_vars(program: &Program) -> Vec<bool> {
+    let mut out = vec![false; program.vars as usize];
+    loop {
+        let mut changed = false;
+        for p in program.nodes.iter().flat_map(|n| n.phis.iter()) {
+            if out.get(p.var as usize).copied().unwrap_or(true) {
+                continue;
+            }
+            if p.incoming.iter().any(|(_, e)| reads_unknown(e, &out)) {
+                out[p.var as usize] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return out;
+        }
+    }
+}
+
+/// Whether `e` reads a value the analysis cannot express (a float
+/// converted to an integer, a non-integer load: `Expr::Unknown`), or a
+/// variable of `unknown` (`unknown_vars`). A value loaded at an address it
+/// can express (`row_ptr[tid]`) is not one: its place is the thread's own.
+fn reads_unknown(e: &Expr, unknown: &[bool]) -> bool {
+    any_node(e, &mut HashSet::new(), &mut |x| match x {
+        Expr::Unknown(_) => Some(true),
+        Expr::Rec(v) => Some(unknown.get(*v as usize).copied().unwrap_or(false)),
+        _ => None,
+    })
+}
+
+/// Whether some node of `e` answers `p` true, each node shared in the DAG
+/// (a hash chain's state) looked at once: `p` answers a node, or `None`
+/// to look at its operands (those `Expr::visit` visits; a `select`'s
+/// whole subtree through `visit`).
+fn any_node(
+    e: &Expr,
+    seen: &mut HashSet<*const Expr>,
+    p: &mut dyn FnMut(&Expr) -> Option<bool>,
+) -> bool {
+    if !seen.insert(e as *const Expr) {
+        return false;
+    }
+    if let Some(answer) = p(e) {
+        return answer;
+    }
+    match e {
+        Expr::Bin { lhs, rhs, .. } => any_node(lhs, seen, p) || any_node(rhs, seen, p),
+        Expr::Cast { value, .. } => any_node(value, seen, p),
+        Expr::AddRec { start, step, .. } => any_node(start, seen, p) || any_node(step, seen, p),
+        Expr::Data { from, .. } => any_node(from, seen, p),
+        Expr::Select { .. } => {
+            let mut found = false;
+            e.visit(&mut |x| found |= p(x) == Some(true));
+            found
+        }
+        _ => false,
+    }
+}
+
+/// Whether `e` reads a value chosen by the data: a value loaded at an
+/// address the walk cannot know per lane (`cell_start[c]` with `c` from a
+/// loaded coordinate), where which lanes read one place is up to the data,
+/// or a variable of `chosen` (`chosen_vars`). `unknown`: [`unknown_vars`].
+pub(crate) fn data_chosen(e: &Expr, unknown: &[bool], chosen: &[bool]) -> bool {
+    any_node(e, &mut HashSet::new(), &mut |x| match x {
+        Expr::Loaded { from, .. } => Some(reads_unknown(from, unknown)),
+        Expr::Rec(v) => Some(chosen.get(*v as usize).copied().unwrap_or(false)),
+        _ => None,
+    })
+}
+
+/// Per phi variable: whether some edge gives it a value the data chose
+/// (`data_chosen`): a loop variable that starts at `cell_start[c]`, and
+/// the variables of the unrolled copies of its loop.
+pub(crate) fn chosen_vars(program: &Program, unknown: &[bool]) -> Vec<bool> {
+    let mut out = vec![false; program.vars as usize];
+    loop {
+        let mut changed = false;
+        for p in program.nodes.iter().flat_map(|n| n.phis.iter()) {
+            if out.get(p.var as usize).copied().unwrap_or(true) {
+                continue;
+            }
+            if p.incoming
+                .iter()
+                .any(|(_, e)| data_chosen(e, unknown, &out))
+            {
+                out[p.var as usize] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return out;
+        }
+    }
+}
+
+/// Per instruction: whether its address reads a value chosen by the data.
+pub(crate) fn chosen_addresses(
+    program: &Program,
+    instructions: usize,
+    unknown: &[bool],
+    chosen: &[bool],
+) -> Vec<bool> {
+    let mut out = vec![false; instructions];
+    for m in program.nodes.iter().flat_map(|n| n.ops.iter()) {
+        out[m.inst as usize] |= data_chosen(&m.address, unknown, chosen);
+    }
+    out
+}
+
+/// Per instruction (`instructions` of them): the first instruction whose
+/// address is its own but for a constant addend, and that addend. The
+/// fields of one struct read through one unknown index (`p[s].x`,
+/// `p[s].y`, `p[s].z`, `s` loaded) are one element: their drawn addresses
+/// keep their offsets from each other (one draw for the group, the
+/// addend added), rather than a draw each that would put each field in a
+/// line of its own.
+pub(crate) fn draw_groups(program: &Program, instructions: usize) -> Vec<(u32, i64)> {
+    fn split(e: &E) -> (&E, i64) {
+        match &**e {
+            Expr::Bin {
+                op: crate::facts::int::BinOp::Add,
+                lhs,
+                rhs,
+                ..
+            } => match &**rhs {
+                Expr::Const(c) => {
+                    let (inner, k) = split(lhs);
+                    (inner, k.wrapping_add(*c))
+                }
+                _ => (e, 0),
+            },
+            _ => (e, 0),
+        }
+    }
+    let mut out: Vec<(u32, i64)> = (0..instructions as u32).map(|i| (i, 0)).collect();
+    // By the shared node (the expression DAG keeps one node for `p + 28*s`
+    // that the fields' addresses add their offsets to): first instruction,
+    // its addend.
+    let mut seen: std::collections::HashMap<*const Expr, (u32, i64)> = Default::default();
+    let mut done = vec![false; instructions];
+    for m in program.nodes.iter().flat_map(|n| n.ops.iter()) {
+        let i = m.inst as usize;
+        if done[i] {
+            continue;
+        }
+        done[i] = true;
+        let (inner, k) = split(&m.address);
+        match seen.get(&std::rc::Rc::as_ptr(inner)) {
+            Some(&(leader, base)) => out[i] = (leader, k.wrapping_sub(base)),
+            None => {
+                seen.insert(std::rc::Rc::as_ptr(inner), (m.inst, k));
+            }
+        }
+    }
+    out
 }
 
 /// What a value is relative to, for one lane (issue 19 fact 12).

@@ -47,6 +47,17 @@
 //!   j). Addresses that also read a stand-in keep synthetic unknowns.
 //!   [`Walked::accesses`] says which instructions had such addresses, and
 //!   which were gathers (an unknown address read from memory, `x[col[j]]`).
+//!   Where the start's array has an allocation the launch shows, the
+//!   caller places the run inside it (`allocations::starts_in_allocations`).
+//! - Fields through one unknown index (`p[s].x`, `p[s].y`): instructions
+//!   whose addresses differ by a constant share one draw, the constant
+//!   added (`unknowns::draw_groups`).
+//! - Values the data chose (`unknowns::data_chosen`: a start or index
+//!   loaded where the analysis cannot say which lanes read one place,
+//!   `cell_start[c]` with `c` from a float): each lane its own, or, in the
+//!   scenario [`Launch::warp_shares_data`], the lanes of a warp that take
+//!   one in one instruction all the first lane's ([`Walked::data_chosen`]
+//!   says whether the walk met any).
 //! - Interleaving (issue 19): a warp issues its memory instructions back
 //!   to back until one waits on a load in flight (`MemOp::waits`) or it
 //!   reaches a block barrier (`Node::barriers`); [`Launch::order`] picks
@@ -68,7 +79,7 @@
 //!
 //! Pure: program and launch in, trace out. No IR, no cache.
 //!
-//! Length (about 1,500 lines): the walker is one state machine (lane
+//! Length (about 1,600 lines): the walker is one state machine (lane
 //! groups, evaluation buffers, budgets) whose steps share that state, and
 //! `issue`, the step that gives each lane its address under every rule
 //! above, is most of it. What stands apart lives beside it: the scheduler
@@ -93,8 +104,9 @@ use crate::model::schedule::{Issued, Scheduler, WarpOrder};
 use crate::model::sharing::{Sharing, SHARED_PROBE};
 use crate::model::trace::{Event, Instruction, Trace, UNKNOWN_REGION, UNKNOWN_SPACING};
 use crate::model::unknowns::{
-    based_address, cond_variables, loaded_addresses, shift_region, standin_uses, variables, Based,
-    Range, Standins, START_OFFSETS,
+    based_address, chosen_addresses, chosen_vars, cond_variables, data_chosen, draw_groups,
+    loaded_addresses, shift_region, standin_uses, unknown_vars, variables, Based, Range, Standins,
+    START_OFFSETS,
 };
 
 /// The loop variables an expression reads, with their coefficients
@@ -170,11 +182,17 @@ pub struct Walked {
     /// Some other branch or switch could not be computed and sent lanes
     /// the way the rules above say: code they skipped may run for real.
     pub guessed_paths: bool,
+    /// Some lane took a value chosen by the data (see
+    /// [`Launch::warp_shares_data`]): the scenario would differ.
+    pub data_chosen: bool,
     /// Per unknown start (number - 1, its region `unknowns::based_address`
     /// chose from it): the row its run belongs to, with the phi variable,
     /// when runs from that variable are stored row after row
     /// (`Program::packed_starts`).
     pub packed_bases: Vec<Option<(u32, i64)>>,
+    /// Per instruction: the allocation its addresses lie within, where the
+    /// launch shows one (`Launch::extents`; `allocations::extents`).
+    pub extents: Vec<Option<Interval>>,
 }
 
 /// What the walk found of one instruction's addresses (issue 19 fact 12).
@@ -221,6 +239,12 @@ pub struct Launch {
     /// lies within it (an access outside its allocation is undefined
     /// behaviour), so an unknown index into it is bounded.
     pub extents: Vec<(u32, u64, u64)>,
+    /// A scenario (issue 19 fact 12): the lanes of a warp that take a
+    /// value chosen by the data (a loop start or an address read at an
+    /// address the walk cannot compute per lane, `unknowns::data_chosen`)
+    /// in one instruction take the same one, as the threads of sorted data
+    /// (particles binned by cell) do; otherwise each lane takes its own.
+    pub warp_shares_data: bool,
 }
 
 /// A lane's environment and unknown starts; where it is, and its
@@ -515,6 +539,18 @@ struct Walker<'p> {
     truncated: Option<String>,
     guessed_trips: bool,
     guessed_paths: bool,
+    /// See [`Walked::data_chosen`]; per instruction, whether its address is
+    /// chosen by the data.
+    data_chosen: bool,
+    chosen_addresses: Vec<bool>,
+    /// [`Launch::warp_shares_data`].
+    launch_shares: bool,
+    /// Per instruction: the first instruction whose address differs from
+    /// its own by a constant, and that constant (`unknowns::draw_groups`).
+    draw_groups: Vec<(u32, i64)>,
+    /// `unknowns::unknown_vars`, `unknowns::chosen_vars`.
+    unknown_vars: Vec<bool>,
+    chosen_vars: Vec<bool>,
     total_steps: u64,
     limits: Limits,
     evaluations: u64,
@@ -558,6 +594,8 @@ pub fn walk_limited(
                 || (n.phis.iter().flat_map(|p| &p.incoming)).any(|(_, e)| reads_lane_state(e))
         })
         .collect();
+    let unknown = unknown_vars(program);
+    let chosen = chosen_vars(program, &unknown);
     let mut walker = Walker {
         program,
         standins,
@@ -640,6 +678,12 @@ pub fn walk_limited(
         truncated: None,
         guessed_trips: false,
         guessed_paths: false,
+        data_chosen: false,
+        chosen_addresses: chosen_addresses(program, instructions.len(), &unknown, &chosen),
+        unknown_vars: unknown,
+        chosen_vars: chosen,
+        launch_shares: launch.warp_shares_data,
+        draw_groups: draw_groups(program, instructions.len()),
         total_steps: 0,
         limits,
         evaluations: 0,
@@ -697,6 +741,8 @@ pub fn walk_limited(
         accesses: walker.accesses,
         guessed_trips: walker.guessed_trips,
         guessed_paths: walker.guessed_paths,
+        data_chosen: walker.data_chosen,
+        extents: walker.extent,
         packed_bases: walker.packed_bases,
     }
 }
@@ -1112,9 +1158,14 @@ impl Walker<'_> {
                 None => {
                     event.unknown = true;
                     let extent = self.extent[m.inst as usize];
+                    let (leader, offset) = self.draw_groups[m.inst as usize];
                     let mut range_of = |lane: usize| {
                         let env = &w.lanes[lanes[lane]].env;
                         let iv = tape.interval(env, lane, &self.rows, &mut self.intervals);
+                        let iv = Interval {
+                            lo: iv.lo - i128::from(offset),
+                            hi: iv.hi - i128::from(offset),
+                        };
                         let bounded = within(iv, extent, m.bytes);
                         facts.in_allocation |= bounded != iv;
                         Range::within(bounded, m.bytes)
@@ -1144,11 +1195,23 @@ impl Walker<'_> {
                         Some(r) => {
                             let span = &mut self.spans[m.inst as usize];
                             *span = Some(span.unwrap_or(0).max(r.span(m.bytes)));
+                            // The group's range, moved to this instruction's place.
                             let (lo, hi) = r.reach(m.bytes);
+                            let (lo, hi) = (
+                                lo.wrapping_add(offset as u64),
+                                hi.wrapping_add(offset as u64),
+                            );
                             let reach = &mut self.reach[m.inst as usize];
                             *reach = Some(reach.map_or((lo, hi), |(l, h)| (l.min(lo), h.max(hi))));
-                            let key = [m.inst, w.slot, w.index, l as u32, execution];
-                            r.draw(key)
+                            let chosen = self.chosen_addresses[m.inst as usize];
+                            self.data_chosen |= chosen;
+                            let lane = if chosen && self.launch_shares {
+                                0
+                            } else {
+                                l as u32
+                            };
+                            let key = [leader, w.slot, w.index, lane, execution];
+                            r.draw(key).wrapping_add(offset as u64)
                         }
                         None => {
                             self.unbounded[m.inst as usize] = true;
@@ -1380,6 +1443,21 @@ impl Walker<'_> {
                             .then_some((o, z - zo))
                     })
                 });
+                let chosen = incoming.is_some_and(|k| {
+                    data_chosen(&p.incoming[k].1, &self.unknown_vars, &self.chosen_vars)
+                });
+                if v.is_none() && entry && chosen {
+                    self.data_chosen = true;
+                    let leader = (0..at).find(|&o| first_of[o] == Some(o));
+                    if let (true, Some(o)) = (self.launch_shares, leader) {
+                        base = out[o];
+                        *v = assigned[o];
+                        assigned[at] = *v;
+                        first_of[at] = Some(o);
+                        out.push(base);
+                        continue;
+                    }
+                }
                 if v.is_none() && entry {
                     if let Some((o, delta)) = shared {
                         // The leader's start and value, moved by the offset.
