@@ -297,7 +297,6 @@ fn launch(trips: i64) -> Launch {
         memory: None,
         order: WarpOrder::default(),
         extents: Vec::new(),
-        warp_shares_data: false,
     }
 }
 

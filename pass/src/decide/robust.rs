@@ -81,12 +81,6 @@ pub enum Assumption {
     /// after another in thread order, as CSR rows are
     /// (`model::packed_starts`), instead of sharing nothing.
     StartsPacked,
-    /// The lanes of a warp that take values the data chose (a loop start
-    /// or an index read where the walk cannot tell which lanes read one
-    /// place: `cell_start[c]`, `c` from a loaded coordinate) take one
-    /// value, as the threads of sorted data do (`walk::Launch::
-    /// warp_shares_data`), instead of one each.
-    WarpSharesData,
 }
 
 impl Assumption {
@@ -107,7 +101,6 @@ impl Assumption {
             Assumption::GathersLocal => "gathers read near their thread's index".into(),
             Assumption::Launch { line } => format!("the host launch at line {line}"),
             Assumption::StartsPacked => "runs from loaded starts stored one after another".into(),
-            Assumption::WarpSharesData => "lanes of a warp share what the data chose".into(),
         }
     }
 }

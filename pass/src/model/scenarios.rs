@@ -21,7 +21,7 @@ pub(crate) fn scenarios<'t>(
     config: L1Config,
     trace: &'t Trace,
     rr: Option<&'t Trace>,
-    [gathers_local, starts_packed, warp_shares]: [Option<&'t Trace>; 3],
+    [gathers_local, starts_packed]: [Option<&'t Trace>; 2],
     launches: &'t [(u32, Trace)],
 ) -> Vec<Scenario<'t>> {
     let nominal = Scenario {
@@ -94,13 +94,6 @@ pub(crate) fn scenarios<'t>(
         out.push(Scenario {
             assumption: Assumption::Launch { line: *line },
             trace: t,
-            config,
-        });
-    }
-    if let Some(shared) = warp_shares {
-        out.push(Scenario {
-            assumption: Assumption::WarpSharesData,
-            trace: shared,
             config,
         });
     }
@@ -251,7 +244,6 @@ pub(crate) fn robust_choice(
                 | Assumption::GathersLocal
                 | Assumption::Launch { .. }
                 | Assumption::StartsPacked
-                | Assumption::WarpSharesData
         ) {
             searches.push((s.assumption.name(), s.trace, s.config));
         }

@@ -187,7 +187,6 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         memory,
         order: WarpOrder::default(),
         extents: k.extents.clone(),
-        warp_shares_data: false,
     };
     let grant = k.grant;
     // A walk of `launch` within the grant.
@@ -239,7 +238,6 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         _ => {}
     }
     let (walked_cut, walked_evaluations) = (walked.cut, walked.evaluations);
-    let walked_data_chosen = walked.data_chosen;
     // Whether the trace shows every access as it is (`model::read_once`).
     let guessed_paths = walked.guessed_paths;
     let gathers: Vec<bool> = walked.accesses.iter().map(|a| a.gather).collect();
@@ -257,7 +255,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     let scattered = packed_bases.iter().any(Option::is_none);
     // `private`: the walk's own trace when the nominal one differs from it.
     // The others lie within their parameter's allocation where the launch
-    // shows one (`allocations::starts_in_allocations`).
+    // shows one (`allocations::starts_in_allocations`), packed runs too.
     let extents = walked.extents;
     let placed = |t: Trace| starts_in_allocations(&t, &extents).unwrap_or(t);
     let (trace, private) = match starts_packed(&walked.trace, Packing::ByRow(&packed_bases)) {
@@ -312,28 +310,13 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         deadline: Some(grant.deadline),
     };
     let (cons, aggr) = (verdicts(0), verdicts(1));
-    // Under `auto` the nominal search gets half the search budget: the other
-    // half weighs the scenarios, without which the choice would rest on the
-    // nominal answers alone (`testdata/holdout3/particles_aos.cu` on the
-    // GTX480 description: the nominal search alone took the whole budget).
-    let nominal_limit = SearchLimit {
-        simulated_accesses: if k.auto && usable {
-            limit.simulated_accesses / 2
-        } else {
-            limit.simulated_accesses
-        },
-        ..limit
-    };
-    let mut m = model_within(&trace, config, [&cons, &aggr], usable, nominal_limit)
+    let mut m = model_within(&trace, config, [&cons, &aggr], usable, limit)
         .map_err(|e| NoModel::Error(e.to_string()))?;
     let mut rr_evaluations = 0;
     // Instructions another launch's walk ran (a loop only a larger radius
     // enters): the choice decides them too.
     let mut variant_ran = vec![false; trace.instructions.len()];
-    // Scenarios are weighed also where the nominal search stopped at its
-    // share of the budget (not at the clock): its best so far is a
-    // candidate like any other.
-    let robust = if k.auto && usable && !matches!(m.cut, Some(SearchCut::WallTime)) {
+    let robust = if k.auto && usable && m.cut.is_none() {
         // The round-robin trace, for its scenario: walked like the nominal
         // one, within what the nominal walk left of the evaluation grant
         // and no more than twice what it spent. A walk the evaluation grant or the
@@ -375,21 +358,6 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         });
         rr_evaluations = rr.as_ref().map_or(0, |w| w.evaluations);
         let rr = rr.filter(|w| w.cut == walked_cut).map(as_nominal);
-        // Lanes of a warp that take values the data chose take one value
-        // (`Launch::warp_shares_data`), where the walk met such values:
-        // walked as the round-robin trace is.
-        let shared = (comparable(walked_cut) && walked_data_chosen).then(|| {
-            side_walk(
-                &Launch {
-                    warp_shares_data: true,
-                    ..launch.clone()
-                },
-                left(walked_evaluations + rr_evaluations)
-                    .min(walked_evaluations.saturating_mul(2).max(MIN_GRANT)),
-            )
-        });
-        rr_evaluations += shared.as_ref().map_or(0, |w| w.evaluations);
-        let shared = shared.filter(|w| w.cut == walked_cut).map(as_nominal);
         // Each other launch's values (at most `MAX_LAUNCH_SCENARIOS`),
         // walked as the round-robin trace is, each within an equal share of
         // what the nominal and round-robin walks left of the grant (not a
@@ -429,7 +397,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
             config,
             &trace,
             rr.as_ref(),
-            [local.as_ref(), packed.as_ref(), shared.as_ref()],
+            [local.as_ref(), packed.as_ref()],
             &launches,
         );
         let mut r = robust_choice(&scenarios, &m, [&cons, &aggr], &gathers, usable, limit)

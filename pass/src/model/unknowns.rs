@@ -9,8 +9,6 @@
 //! The walk (`walk`) decides when each applies; this file holds the rules
 //! and their arithmetic, pure functions of expressions and numbers.
 
-use std::collections::HashSet;
-
 use crate::facts::address::{Cond, Expr, E};
 use crate::facts::bounds::Interval;
 use crate::model::program::Program;
@@ -334,121 +332,6 @@ pub(crate) fn reads_loaded(e: &Expr) -> bool {
         Expr::AddRec { start, step, .. } => reads_loaded(start) || reads_loaded(step),
         _ => false,
     }
-}
-
-/// Per phi variable: whether its value on some edge reads something the
-/// analysis cannot express (`reads_unknown`), or such a variable: a loop
-/// over neighbouring cells whose first cell comes from a loaded float
-/// coordinate.
-pub(crate) fn unknown_vars(program: &Program) -> Vec<bool> {
-    let mut out = vec![false; program.vars as usize];
-    loop {
-        let mut changed = false;
-        for p in program.nodes.iter().flat_map(|n| n.phis.iter()) {
-            if out.get(p.var as usize).copied().unwrap_or(true) {
-                continue;
-            }
-            if p.incoming.iter().any(|(_, e)| reads_unknown(e, &out)) {
-                out[p.var as usize] = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            return out;
-        }
-    }
-}
-
-/// Whether `e` reads a value the analysis cannot express (a float
-/// converted to an integer, a non-integer load: `Expr::Unknown`), or a
-/// variable of `unknown` (`unknown_vars`). A value loaded at an address it
-/// can express (`row_ptr[tid]`) is not one: its place is the thread's own.
-fn reads_unknown(e: &Expr, unknown: &[bool]) -> bool {
-    any_node(e, &mut HashSet::new(), &mut |x| match x {
-        Expr::Unknown(_) => Some(true),
-        Expr::Rec(v) => Some(unknown.get(*v as usize).copied().unwrap_or(false)),
-        _ => None,
-    })
-}
-
-/// Whether some node of `e` answers `p` true, each node shared in the DAG
-/// (a hash chain's state) looked at once: `p` answers a node, or `None`
-/// to look at its operands (those `Expr::visit` visits; a `select`'s
-/// whole subtree through `visit`).
-fn any_node(
-    e: &Expr,
-    seen: &mut HashSet<*const Expr>,
-    p: &mut dyn FnMut(&Expr) -> Option<bool>,
-) -> bool {
-    if !seen.insert(e as *const Expr) {
-        return false;
-    }
-    if let Some(answer) = p(e) {
-        return answer;
-    }
-    match e {
-        Expr::Bin { lhs, rhs, .. } => any_node(lhs, seen, p) || any_node(rhs, seen, p),
-        Expr::Cast { value, .. } => any_node(value, seen, p),
-        Expr::AddRec { start, step, .. } => any_node(start, seen, p) || any_node(step, seen, p),
-        Expr::Data { from, .. } => any_node(from, seen, p),
-        Expr::Select { .. } => {
-            let mut found = false;
-            e.visit(&mut |x| found |= p(x) == Some(true));
-            found
-        }
-        _ => false,
-    }
-}
-
-/// Whether `e` reads a value chosen by the data: a value loaded at an
-/// address the walk cannot know per lane (`cell_start[c]` with `c` from a
-/// loaded coordinate), where which lanes read one place is up to the data,
-/// or a variable of `chosen` (`chosen_vars`). `unknown`: [`unknown_vars`].
-pub(crate) fn data_chosen(e: &Expr, unknown: &[bool], chosen: &[bool]) -> bool {
-    any_node(e, &mut HashSet::new(), &mut |x| match x {
-        Expr::Loaded { from, .. } => Some(reads_unknown(from, unknown)),
-        Expr::Rec(v) => Some(chosen.get(*v as usize).copied().unwrap_or(false)),
-        _ => None,
-    })
-}
-
-/// Per phi variable: whether some edge gives it a value the data chose
-/// (`data_chosen`): a loop variable that starts at `cell_start[c]`, and
-/// the variables of the unrolled copies of its loop.
-pub(crate) fn chosen_vars(program: &Program, unknown: &[bool]) -> Vec<bool> {
-    let mut out = vec![false; program.vars as usize];
-    loop {
-        let mut changed = false;
-        for p in program.nodes.iter().flat_map(|n| n.phis.iter()) {
-            if out.get(p.var as usize).copied().unwrap_or(true) {
-                continue;
-            }
-            if p.incoming
-                .iter()
-                .any(|(_, e)| data_chosen(e, unknown, &out))
-            {
-                out[p.var as usize] = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            return out;
-        }
-    }
-}
-
-/// Per instruction: whether its address reads a value chosen by the data.
-pub(crate) fn chosen_addresses(
-    program: &Program,
-    instructions: usize,
-    unknown: &[bool],
-    chosen: &[bool],
-) -> Vec<bool> {
-    let mut out = vec![false; instructions];
-    for m in program.nodes.iter().flat_map(|n| n.ops.iter()) {
-        out[m.inst as usize] |= data_chosen(&m.address, unknown, chosen);
-    }
-    out
 }
 
 /// Per instruction (`instructions` of them): the first instruction whose

@@ -206,7 +206,6 @@ fn trace(p: &KernelProgram) -> Trace {
         memory: None,
         order: WarpOrder::default(),
         extents: Vec::new(),
-        warp_shares_data: false,
     };
     let budget = Budget {
         iterations: 64,

@@ -52,12 +52,6 @@
 //! - Fields through one unknown index (`p[s].x`, `p[s].y`): instructions
 //!   whose addresses differ by a constant share one draw, the constant
 //!   added (`unknowns::draw_groups`).
-//! - Values the data chose (`unknowns::data_chosen`: a start or index
-//!   loaded where the analysis cannot say which lanes read one place,
-//!   `cell_start[c]` with `c` from a float): each lane its own, or, in the
-//!   scenario [`Launch::warp_shares_data`], the lanes of a warp that take
-//!   one in one instruction all the first lane's ([`Walked::data_chosen`]
-//!   says whether the walk met any).
 //! - Interleaving (issue 19): a warp issues its memory instructions back
 //!   to back until one waits on a load in flight (`MemOp::waits`) or it
 //!   reaches a block barrier (`Node::barriers`); [`Launch::order`] picks
@@ -79,7 +73,7 @@
 //!
 //! Pure: program and launch in, trace out. No IR, no cache.
 //!
-//! Length (about 1,600 lines): the walker is one state machine (lane
+//! Length (about 1,550 lines): the walker is one state machine (lane
 //! groups, evaluation buffers, budgets) whose steps share that state, and
 //! `issue`, the step that gives each lane its address under every rule
 //! above, is most of it. What stands apart lives beside it: the scheduler
@@ -104,9 +98,8 @@ use crate::model::schedule::{Issued, Scheduler, WarpOrder};
 use crate::model::sharing::{Sharing, SHARED_PROBE};
 use crate::model::trace::{Event, Instruction, Trace, UNKNOWN_REGION, UNKNOWN_SPACING};
 use crate::model::unknowns::{
-    based_address, chosen_addresses, chosen_vars, cond_variables, data_chosen, draw_groups,
-    loaded_addresses, shift_region, standin_uses, unknown_vars, variables, Based, Range, Standins,
-    START_OFFSETS,
+    based_address, cond_variables, draw_groups, loaded_addresses, shift_region, standin_uses,
+    variables, Based, Range, Standins, START_OFFSETS,
 };
 
 /// The loop variables an expression reads, with their coefficients
@@ -182,9 +175,6 @@ pub struct Walked {
     /// Some other branch or switch could not be computed and sent lanes
     /// the way the rules above say: code they skipped may run for real.
     pub guessed_paths: bool,
-    /// Some lane took a value chosen by the data (see
-    /// [`Launch::warp_shares_data`]): the scenario would differ.
-    pub data_chosen: bool,
     /// Per unknown start (number - 1, its region `unknowns::based_address`
     /// chose from it): the row its run belongs to, with the phi variable,
     /// when runs from that variable are stored row after row
@@ -239,12 +229,6 @@ pub struct Launch {
     /// lies within it (an access outside its allocation is undefined
     /// behaviour), so an unknown index into it is bounded.
     pub extents: Vec<(u32, u64, u64)>,
-    /// A scenario (issue 19 fact 12): the lanes of a warp that take a
-    /// value chosen by the data (a loop start or an address read at an
-    /// address the walk cannot compute per lane, `unknowns::data_chosen`)
-    /// in one instruction take the same one, as the threads of sorted data
-    /// (particles binned by cell) do; otherwise each lane takes its own.
-    pub warp_shares_data: bool,
 }
 
 /// A lane's environment and unknown starts; where it is, and its
@@ -539,18 +523,9 @@ struct Walker<'p> {
     truncated: Option<String>,
     guessed_trips: bool,
     guessed_paths: bool,
-    /// See [`Walked::data_chosen`]; per instruction, whether its address is
-    /// chosen by the data.
-    data_chosen: bool,
-    chosen_addresses: Vec<bool>,
-    /// [`Launch::warp_shares_data`].
-    launch_shares: bool,
     /// Per instruction: the first instruction whose address differs from
     /// its own by a constant, and that constant (`unknowns::draw_groups`).
     draw_groups: Vec<(u32, i64)>,
-    /// `unknowns::unknown_vars`, `unknowns::chosen_vars`.
-    unknown_vars: Vec<bool>,
-    chosen_vars: Vec<bool>,
     total_steps: u64,
     limits: Limits,
     evaluations: u64,
@@ -594,8 +569,6 @@ pub fn walk_limited(
                 || (n.phis.iter().flat_map(|p| &p.incoming)).any(|(_, e)| reads_lane_state(e))
         })
         .collect();
-    let unknown = unknown_vars(program);
-    let chosen = chosen_vars(program, &unknown);
     let mut walker = Walker {
         program,
         standins,
@@ -678,11 +651,6 @@ pub fn walk_limited(
         truncated: None,
         guessed_trips: false,
         guessed_paths: false,
-        data_chosen: false,
-        chosen_addresses: chosen_addresses(program, instructions.len(), &unknown, &chosen),
-        unknown_vars: unknown,
-        chosen_vars: chosen,
-        launch_shares: launch.warp_shares_data,
         draw_groups: draw_groups(program, instructions.len()),
         total_steps: 0,
         limits,
@@ -741,7 +709,6 @@ pub fn walk_limited(
         accesses: walker.accesses,
         guessed_trips: walker.guessed_trips,
         guessed_paths: walker.guessed_paths,
-        data_chosen: walker.data_chosen,
         extents: walker.extent,
         packed_bases: walker.packed_bases,
     }
@@ -1203,14 +1170,7 @@ impl Walker<'_> {
                             );
                             let reach = &mut self.reach[m.inst as usize];
                             *reach = Some(reach.map_or((lo, hi), |(l, h)| (l.min(lo), h.max(hi))));
-                            let chosen = self.chosen_addresses[m.inst as usize];
-                            self.data_chosen |= chosen;
-                            let lane = if chosen && self.launch_shares {
-                                0
-                            } else {
-                                l as u32
-                            };
-                            let key = [leader, w.slot, w.index, lane, execution];
+                            let key = [leader, w.slot, w.index, l as u32, execution];
                             r.draw(key).wrapping_add(offset as u64)
                         }
                         None => {
@@ -1443,21 +1403,6 @@ impl Walker<'_> {
                             .then_some((o, z - zo))
                     })
                 });
-                let chosen = incoming.is_some_and(|k| {
-                    data_chosen(&p.incoming[k].1, &self.unknown_vars, &self.chosen_vars)
-                });
-                if v.is_none() && entry && chosen {
-                    self.data_chosen = true;
-                    let leader = (0..at).find(|&o| first_of[o] == Some(o));
-                    if let (true, Some(o)) = (self.launch_shares, leader) {
-                        base = out[o];
-                        *v = assigned[o];
-                        assigned[at] = *v;
-                        first_of[at] = Some(o);
-                        out.push(base);
-                        continue;
-                    }
-                }
                 if v.is_none() && entry {
                     if let Some((o, delta)) = shared {
                         // The leader's start and value, moved by the offset.

@@ -94,7 +94,6 @@ fn launch(threads: u32, order: WarpOrder) -> Launch {
         memory: None,
         order,
         extents: Vec::new(),
-        warp_shares_data: false,
     }
 }
 
@@ -478,106 +477,6 @@ fn a_second_entry_gets_new_starts() {
         let second = t.lanes(val[8])[lane];
         assert_eq!(second - first, 32 * BASED_SPACING, "lane {lane}");
     }
-}
-
-/// A neighbour walk whose cell the data chose (`particles_aos`'s
-/// `for (j = cell_start[c]; j < cell_start[c + 1]; j++) p[j].x, p[j].y`,
-/// `c` from a float coordinate): node 0 loads `start[c]` (instruction 0),
-/// node 1 is the loop (variable 0 is `j`) reading `p[j].x` (1) and
-/// `p[j].y` (2) of 8-byte structs. Parameters: start 0, p 1. `c` is a
-/// value the analysis cannot express, so both bounds are unknown.
-fn cells() -> Program {
-    let cell = || Rc::new(Expr::Unknown(Why::Unsupported("fptosi".into())));
-    let loaded = |from: E| Rc::new(Expr::Loaded { from, bytes: 4 });
-    let start = element(param(0), cell());
-    let end = element(param(0), add(cell(), c(1)));
-    let j = var(0);
-    let next = add(j.clone(), c(1));
-    let x = add(param(1), mul(j, c(8)));
-    Program {
-        nodes: vec![
-            node(Vec::new(), vec![op(0, start.clone(), true)], Exit::Jump(1)),
-            node(
-                vec![PhiDef {
-                    var: 0,
-                    incoming: vec![(0, loaded(start)), (1, next.clone())],
-                }],
-                vec![op(1, x.clone(), false), op(2, add(x, c(4)), true)],
-                Exit::Branch {
-                    cond: slt(next, loaded(end)),
-                    then: 1,
-                    otherwise: 2,
-                },
-            ),
-            node(Vec::new(), Vec::new(), Exit::Return),
-        ],
-        vars: 1,
-        packed_starts: Vec::new(),
-    }
-}
-
-#[test]
-fn lanes_share_a_start_the_data_chose_only_in_that_scenario() {
-    // One warp. The exit test is unknown: 8 iterations of the loop. `j`
-    // starts at a value loaded from `start[c]`, an address the walk cannot
-    // compute per lane: a start the data chose.
-    // Nominal: each lane its own start (regions l + 1 for lane l), so the
-    // 32 lanes read 32 different addresses at every iteration.
-    // `warp_shares_data`: the lanes take the first lane's start, so all 32
-    // read one address, 8 bytes further at each iteration, and `p[j].y`
-    // is `p[j].x` + 4.
-    let nominal = walk_limited(
-        &cells(),
-        loads(3),
-        &launch(32, WarpOrder::default()),
-        BUDGET,
-        Limits::NONE,
-    );
-    assert!(nominal.data_chosen);
-    let xs: Vec<_> = (nominal.trace.events.iter())
-        .filter(|e| e.inst == 1)
-        .collect();
-    assert_eq!(xs.len(), 8);
-    for e in &xs {
-        let lanes: HashSet<u64> = nominal.trace.lanes(e).iter().copied().collect();
-        assert_eq!(lanes.len(), 32);
-    }
-    let shared = walk_limited(
-        &cells(),
-        loads(3),
-        &Launch {
-            warp_shares_data: true,
-            ..launch(32, WarpOrder::default())
-        },
-        BUDGET,
-        Limits::NONE,
-    );
-    let t = &shared.trace;
-    let x: Vec<u64> = (t.events.iter())
-        .filter(|e| e.inst == 1)
-        .map(|e| {
-            let lanes = t.lanes(e);
-            assert!(lanes.iter().all(|&a| a == lanes[0]));
-            lanes[0]
-        })
-        .collect();
-    assert_eq!(x.len(), 8);
-    assert!(x.windows(2).all(|w| w[1] == w[0] + 8));
-    let y: Vec<u64> = (t.events.iter())
-        .filter(|e| e.inst == 2)
-        .map(|e| t.lanes(e)[0])
-        .collect();
-    assert_eq!(y, x.iter().map(|a| a + 4).collect::<Vec<_>>());
-    // A row start loaded where the walk can compute the address
-    // (`row_ptr[tid]`, the CSR test's) is the thread's own: no scenario.
-    let csr = walk_limited(
-        &csr(),
-        loads(5),
-        &launch(32, WarpOrder::default()),
-        BUDGET,
-        Limits::NONE,
-    );
-    assert!(!csr.data_chosen);
 }
 
 #[test]
