@@ -257,13 +257,11 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     // The others lie within their parameter's allocation where the launch
     // shows one (`allocations::starts_in_allocations`), packed runs too.
     let extents = walked.extents;
-    let placed = |t: Trace| starts_in_allocations(&t, &extents).unwrap_or(t);
-    let (trace, private) = match starts_packed(&walked.trace, Packing::ByRow(&packed_bases)) {
-        Some(t) => (placed(t), Some(walked.trace)),
-        None => match starts_in_allocations(&walked.trace, &extents) {
-            Some(t) => (t, Some(walked.trace)),
-            None => (walked.trace, None),
-        },
+    let packed = starts_packed(&walked.trace, Packing::ByRow(&packed_bases));
+    let placed = starts_in_allocations(packed.as_ref().unwrap_or(&walked.trace), &extents);
+    let (trace, private) = match placed.or(packed) {
+        Some(t) => (t, Some(walked.trace)),
+        None => (walked.trace, None),
     };
     // Unknown indices into a table every warp reads are drawn within it in
     // every trace the model weighs (`model::gathers::gathers_in_tables`);
@@ -281,6 +279,14 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         .collect();
     let tables_known = !walked.guessed_trips && trace.truncated.is_none() && walked_cut.is_none();
     let in_tables = |t: &Trace| tables_known.then(|| gathers_in_tables(t, &uses)).flatten();
+    // Another walk's trace (a scenario's, another SM's) as the nominal one
+    // is made of the walk's: rows packed, runs in their allocations, tables
+    // drawn in.
+    let as_nominal = |w: Walked| {
+        let t = starts_packed(&w.trace, Packing::ByRow(&w.packed_bases)).unwrap_or(w.trace);
+        let t = starts_in_allocations(&t, &w.extents).unwrap_or(t);
+        in_tables(&t).map_or(t, |(t, _)| t)
+    };
     let (trace, tables) = match in_tables(&trace) {
         Some((t, tables)) => (t, tables),
         None => (trace, Vec::new()),
@@ -341,12 +347,6 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
             )
         };
         let left = |spent: u64| (grant.spend.evaluation_steps).saturating_sub(spent);
-        // A side walk's trace as the nominal one is made of the walk's.
-        let as_nominal = |w: Walked| {
-            let t = starts_packed(&w.trace, Packing::ByRow(&w.packed_bases)).unwrap_or(w.trace);
-            let t = starts_in_allocations(&t, &w.extents).unwrap_or(t);
-            in_tables(&t).map_or(t, |(t, _)| t)
-        };
         let rr = comparable(walked_cut).then(|| {
             side_walk(
                 &Launch {
@@ -578,11 +578,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
             ..DEFAULT_BUDGET
         },
         deadline: grant.deadline,
-        prepare: &|w: Walked| {
-            let t = starts_packed(&w.trace, Packing::ByRow(&w.packed_bases)).unwrap_or(w.trace);
-            let t = starts_in_allocations(&t, &w.extents).unwrap_or(t);
-            in_tables(&t).map_or(t, |(t, _)| t)
-        },
+        prepare: &as_nominal,
     });
     let spent = Spend {
         thread_accesses: accesses,
