@@ -344,7 +344,25 @@ impl Builder<'_, '_, '_> {
             let (inst, access) = part.found[k];
             let (address, bytes) = match role {
                 Role::Alone => (part.pieces[k].address.clone(), access.bytes),
-                Role::Leads { bytes, from } => (part.pieces[from].address.clone(), bytes),
+                Role::Leads {
+                    bytes,
+                    from,
+                    second: None,
+                } => (part.pieces[from].address.clone(), bytes),
+                Role::Leads {
+                    bytes,
+                    from,
+                    second: Some(second),
+                } => {
+                    ops.push(MemOp {
+                        inst: access.inst,
+                        address: part.pieces[from].address.clone(),
+                        bytes: bytes / 2,
+                        waits: false,
+                    });
+                    built.issued.ops.push(inst);
+                    (part.pieces[second].address.clone(), bytes / 2)
+                }
                 Role::Joins { leader } => {
                     self.merged.push(Merged {
                         member: access.inst,
@@ -536,7 +554,8 @@ fn loaded_from(v: Value) -> Option<Value> {
 }
 
 /// The trace's memory instructions that issue, in program order (the ops of
-/// the nodes, block by block), and each merged load's leader: its value
+/// the nodes, block by block; one instruction twice where the backend
+/// splits its vector access), and each merged load's leader: its value
 /// comes from the leader's access.
 #[derive(Default)]
 struct Issued {
@@ -582,7 +601,11 @@ impl Issued {
 /// flight as that access: a use of its value waits for the access.
 fn issue_points(f: Value, built: &Built, nodes: &mut [Node]) {
     let issued = &built.issued;
-    let position: HashMap<Value, usize> = issued.ops.iter().copied().zip(0..).collect();
+    // Ops per instruction: two for a vector access the backend splits.
+    let mut position: HashMap<Value, usize> = HashMap::new();
+    for &op in &issued.ops {
+        *position.entry(op).or_default() += 1;
+    }
     // A load's value: a trace instruction of non-void type, or one merged
     // into such an instruction's access; as the instruction that issues it.
     let is_load = |v: Value| position.contains_key(&issued.source(v)) && v.ty().is_sized();
@@ -621,8 +644,8 @@ fn issue_points(f: Value, built: &Built, nodes: &mut [Node]) {
             if reads_in_flight {
                 wait(node, &mut in_flight, ops);
             }
-            if position.contains_key(&inst) {
-                ops += 1;
+            if let Some(&issues) = position.get(&inst) {
+                ops += issues;
                 if is_load(inst) {
                     in_flight.push(inst);
                 }

@@ -20,8 +20,9 @@
 //!   addresses differ by a constant (the same terms, other than constants,
 //!   summed), or, when an address has an unknown part, their pointers are
 //!   one IR value plus constant GEP offsets;
-//! - they are plain scalar loads of one size, 4 or 8 bytes (`float`,
-//!   `int`, `double`, pointers), of the same trace kind (decided, or
+//! - they are plain scalar loads of one size, 1, 2, 4 or 8 bytes (`char`,
+//!   `short`, `float`, `int`, `double`, pointers: the bytes of a `uchar4`
+//!   are four `i8` loads in the IR), of the same trace kind (decided, or
 //!   read-only);
 //! - sorted by offset, a contiguous run is cut greedily from its lowest
 //!   offset into the longest pieces of at most 16 bytes (NVPTX's 128-bit
@@ -29,7 +30,13 @@
 //!   first load (`splitChainByAlignment`: NVPTX allows no misaligned vector
 //!   access). So a `float4` at align 16 is one 16-byte access, 12 bytes at
 //!   align 16 are 8 + 4 (`ld.global.v2` and a scalar), and align 4 merges
-//!   nothing.
+//!   nothing; a `uchar4` at align 4 is one 4-byte access (`ld.global.u32`),
+//!   its `x, y, z` alone 2 + 1 (`ld.global.v2.u8` and a `u8`);
+//! - eight bytes in one piece (`<8 x i8>`, which NVPTX has no register
+//!   for) are legalized into two 4-byte loads, both with the piece's debug
+//!   location: one decision, two accesses. Sixteen bytes are one
+//!   `ld.global.v4.u32`, and `i16` pieces of 2, 8 and 16 bytes one load
+//!   each (checked on clang 19's PTX for sm_52, sm_70 and sm_90).
 //!
 //! The merged access reads from the lowest offset and issues where the
 //! first of its loads (in program order) was: the pass hoists loads to
@@ -39,7 +46,7 @@
 //! merges nothing, which was the model's behaviour before.
 //!
 //! Not modelled: stores (the pass merges them too; stores move no load
-//! bytes), 1- and 2-byte elements, loads that are already vectors, chains
+//! bytes), `half` elements, loads that are already vectors, chains
 //! across blocks the pass would have split differently for aliasing
 //! reasons it can prove away.
 
@@ -84,8 +91,14 @@ pub enum Role {
     /// Issues on its own, as before.
     Alone,
     /// Issues the merged access: `bytes` per lane, from the address of
-    /// piece `from` (the lowest offset of the group).
-    Leads { bytes: u32, from: usize },
+    /// piece `from` (the lowest offset of the group). With `second`, the
+    /// backend splits it: `bytes / 2` from `from`, and `bytes / 2` from
+    /// piece `second`'s address.
+    Leads {
+        bytes: u32,
+        from: usize,
+        second: Option<usize>,
+    },
     /// Issues nothing: its bytes are in the access of piece `leader`.
     Joins { leader: usize },
 }
@@ -124,9 +137,15 @@ pub fn roles(pieces: &[Piece]) -> Vec<Role> {
                 let from = group[0].1;
                 let last = group[group.len() - 1];
                 let bytes = (last.0 - group[0].0) as u32 + pieces[i].bytes;
+                // `<8 x i8>`: two `<4 x i8>` loads (the piece at offset 4).
+                let second = (pieces[i].bytes == 1 && bytes == 8).then(|| group[4].1);
                 for &(_, p) in group {
                     roles[p] = if p == leader {
-                        Role::Leads { bytes, from }
+                        Role::Leads {
+                            bytes,
+                            from,
+                            second,
+                        }
                     } else {
                         Role::Joins { leader }
                     };
@@ -140,7 +159,7 @@ pub fn roles(pieces: &[Piece]) -> Vec<Role> {
 /// Whether the backend may merge `p` with another load at all.
 fn candidate(p: &Piece) -> bool {
     matches!(p.kind, Kind::Load | Kind::ReadOnly)
-        && matches!(p.bytes, 4 | 8)
+        && matches!(p.bytes, 1 | 2 | 4 | 8)
         && p.mergeable.is_some_and(|m| m.align > 0)
 }
 
