@@ -660,6 +660,49 @@ fn launches_that_pass_different_constants_are_weighed_each() {
     );
 }
 
+/// Launches on different grids: the first launch's grid is the kernel's,
+/// with its arguments, and each other launch a scenario with its own
+/// (`testdata/robust/launch_grids.cu`). Without a grid the model placed an
+/// SM's blocks as a 1-D grid, blockIdx.y = 0 for all, and took a strip
+/// each block row reads once as shared by every resident block.
+#[test]
+fn launches_on_different_grids_keep_their_grids() {
+    let path = testdata("robust").join("launch_grids.cu");
+    let r = gtx480_report(&path);
+    let k = kernel(&r, "strips");
+    assert_eq!(k["grid_dim"], serde_json::json!([15, 8, 1]), "{k}");
+    assert!(
+        (k["grid_dim_source"].as_str().unwrap()).contains("line 30, the first"),
+        "{k}"
+    );
+    // strips<<<(15, 8), (32, 4)>>>: 8 blocks/SM (blocks-limited), SM 0
+    // holds blocks 0, 15, ..., 105 = (0, 0) .. (0, 7): eight block rows,
+    // each reading its 4 rows of 32 floats once, a line a warp. Cached: 8
+    // x 4 lines x 128 B = 4,096 B; bypassed: 8 x 4 warps x 4 segments of
+    // 32 B = 4,096 B. A tie on a line-fill part: bypassed. With blockIdx.y
+    // = 0 for all eight (the 1-D placement) it was cached at 512 B.
+    assert_eq!(bytes(k, "cache_all"), 4_096, "{k}");
+    assert_eq!(bytes(k, "cache_none"), 4_096, "{k}");
+    assert_eq!(decisions(k), ["bypass"], "{k}");
+    // strips<<<(1, 4), (32, 4)>>> (line 31): SM 0 holds block (0, 0) alone:
+    // 4 lines, 512 B either way.
+    assert_eq!(
+        scenario(k, "the host launch at line 31")["l2_bytes"],
+        512,
+        "{k}"
+    );
+    // Its figures per policy, for a prediction of that launch: its own
+    // walk's block, 512 B under every policy.
+    let other = &k["simulated"]["other_launches"][0];
+    assert_eq!(other["line"], 31, "{k}");
+    assert_eq!(other["grid_dim"], serde_json::json!([1, 4, 1]), "{k}");
+    assert_eq!(other["blocks"], 1, "{k}");
+    assert_eq!(other["traffic_bytes"]["cache_all"], 512, "{k}");
+    assert_eq!(other["traffic_bytes"]["cache_none"], 512, "{k}");
+    // The launch estimate has the grid: 120 blocks, 15 SMs x 8.
+    assert_eq!(k["simulated"]["launch"]["grid_blocks"], 120, "{k}");
+}
+
 /// The edges of the launch-variant rule an adversarial review found
 /// (`testdata/robust/launch_variants_edges.cu`).
 #[test]

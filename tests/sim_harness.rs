@@ -329,3 +329,30 @@ print(json.dumps({"points": points, "context": sm.in_context(points, k),
     assert_eq!(v["old"], Value::Null);
     assert_eq!(v["full"], serde_json::json!([900, 870, 900, 950]));
 }
+
+#[test]
+fn launches_the_model_walked_apart_are_predicted_apart() {
+    // K: nominal launch (line 10) and two others (lines 30, 20) in the
+    // report; three simulated launches: matched in line order (10, 20,
+    // 30). L: one other launch but three simulated (a loop): all nominal.
+    let code = r#"
+other = lambda line, bytes, blocks: {"line": line, "blocks": blocks,
+    "traffic_bytes": {"cache_all": bytes, "decided": bytes}}
+model = {"K": {"block_dim": [128, 1, 1], "simulated": {"blocks": 2,
+             "traffic_bytes": {"cache_all": 1000, "decided": 1000},
+             "other_launches": [other(30, 300, 1), other(20, 200, 4)]}},
+         "L": {"block_dim": [128, 1, 1], "simulated": {"blocks": 2,
+             "traffic_bytes": {"cache_all": 50, "decided": 50},
+             "other_launches": [other(40, 7, 1)]}}}
+launch = lambda name, grid: {"name": name, "grid": [grid, 1, 1], "block": [128, 1, 1]}
+entry = {"policy": "cache-all", "kernels": [launch("K", 4), launch("L", 2), launch("K", 8),
+         launch("L", 2), launch("K", 2), launch("L", 2)]}
+sv.add_predictions(entry, None, model)
+print(json.dumps([l["predicted_l2_to_l1_bytes"] for l in entry["kernels"]]))
+"#;
+    let v = python_with("scripts/sim-validate", "sv", code);
+    // K: 1000 B for 2 blocks scaled to 4 = 2000; line 20's 200 B for 4
+    // blocks scaled to 8 = 400; line 30's 300 B for 1 block scaled to 2 =
+    // 600. L: 50 B for 2 blocks, at 2 blocks each time = 50.
+    assert_eq!(v, serde_json::json!([2000, 50, 400, 50, 600, 50]));
+}

@@ -438,7 +438,9 @@ fn outside(at: &crate::host_launch::Site, input: &Path) -> Option<String> {
 
 /// The block and grid shapes and the integer arguments of `input`'s
 /// launches, from clang's host IR (`host_launch`): a kernel gets a shape
-/// when every launch of it has that same constant shape; launches that
+/// when every launch of it has that same constant shape. Launches with
+/// different constant grids pass each one, by line (the model takes the
+/// first launch's and weighs the others as scenarios); other launches that
 /// disagree give a warning and no shape (the model then falls back to
 /// `__launch_bounds__` or its default, unless `--block-dim=NAME=` says).
 /// Arguments go to the analysis launch by launch, which takes a value only
@@ -563,6 +565,23 @@ fn host_launches(
                         },
                         origin: ShapeOrigin::HostLaunch { line },
                     });
+                }
+            } else if what == "grid" && of.iter().all(|l| shape_of(l).is_some() && l.at.is_some()) {
+                // Every launch's constant grid, by its line: the model takes
+                // the first launch's with its arguments, and walks each
+                // other launch's as a scenario (`analysis::launch`).
+                for l in &of {
+                    if let (Some(d), Some(at)) = (shape_of(l), &l.at) {
+                        out.push(KernelShape {
+                            kernel: symbol.to_string(),
+                            dim: Dim3 {
+                                x: d.x,
+                                y: d.y,
+                                z: d.z,
+                            },
+                            origin: ShapeOrigin::HostLaunch { line: at.line },
+                        });
+                    }
                 }
             } else {
                 warnings.push(format!(

@@ -222,6 +222,35 @@ fn units(module: Module, kernels: &[Kernel], opts: &Options) -> Vec<Unit> {
     out
 }
 
+/// Where `unit`'s grid came from, for the report: the user, the host
+/// launches, or where their grids differ the first launch's (the others
+/// are scenarios: `analysis::launch`).
+fn grid_source(opts: &Options, unit: &Unit) -> String {
+    if let Some((kernel, _)) = &unit.geometry_of {
+        return format!("of kernel {kernel}");
+    }
+    let symbol = unit.function.name();
+    let grids = crate::facts::kernels::launch_grids(opts, &symbol);
+    let lines = |g: &[(u32, Dim3)]| {
+        let l: Vec<String> = g.iter().map(|g| g.0.to_string()).collect();
+        l.join(", ")
+    };
+    match grids.first() {
+        None => "user".into(),
+        Some(first) if grids.iter().all(|g| g.1 == first.1) => {
+            format!("host launch at line {}", first.0)
+        }
+        Some(_) => {
+            let line =
+                crate::facts::kernels::nominal_launch_line(opts, &symbol).unwrap_or_default();
+            format!(
+                "host launch at line {line}, the first of the launches with different grids (lines {}); the others are scenarios under auto",
+                lines(&grids)
+            )
+        }
+    }
+}
+
 fn reads_grid(e: &Expr) -> bool {
     let mut found = false;
     e.visit(&mut |x| found |= matches!(x, Expr::Sreg(Sreg::Nctaid(_))));
@@ -629,6 +658,8 @@ fn analyze_unit(
                     unit.source.name()
                 ),
             },
+            grid_dim: unit.grid.map(|g| g.as_array()),
+            grid_dim_source: unit.grid.map(|_| grid_source(set.opts, unit)),
             sampled_blocks: walk.blocks.len() as u32,
             loads: Vec::new(),
             skipped: Vec::new(),

@@ -46,6 +46,12 @@ pub struct KernelReport {
     pub kind: String,
     pub block_dim: [u32; 3],
     pub block_dim_source: String,
+    /// The grid the analysis assumed (kernels whose grid is known), and
+    /// where it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid_dim: Option<[u32; 3]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid_dim_source: Option<String>,
     pub sampled_blocks: u32,
     pub loads: Vec<LoadReport>,
     /// Loads left alone, and why (shared, volatile, ...).
@@ -114,6 +120,24 @@ pub struct Simulated {
     /// not known, the machine has one SM, or the trace or a budget was cut.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub launch: Option<LaunchTraffic>,
+    /// The host launches whose arguments or grid differ from the first's,
+    /// each walked as a scenario under `auto`: its L2->L1 bytes per policy
+    /// on one SM's blocks of its own grid (`analysis::launch`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_launches: Vec<OtherLaunch>,
+}
+
+/// Another host launch of the kernel, as the model walked it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct OtherLaunch {
+    /// The launch's source line.
+    pub line: u32,
+    /// Its grid, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid_dim: Option<[u32; 3]>,
+    /// Blocks of the walk (SM 0's co-resident blocks of that grid).
+    pub blocks: u32,
+    pub traffic_bytes: PolicyTraffic,
 }
 
 /// The launch estimate: the traffic of the blocks every SM holds at once,

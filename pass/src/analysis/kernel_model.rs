@@ -127,7 +127,7 @@ impl Walk<'_> {
             grid: self.unit.grid,
             args: self.args.clone(),
             variants: (self.variants.iter())
-                .map(|v| (v.line, v.args.clone()))
+                .map(|v| (v.line, v.args.clone(), v.grid))
                 .collect(),
             memory: self.memory.clone(),
             extents: (set.opts.launch_extents.iter())

@@ -5,6 +5,7 @@
 //! beyond CUDA's limits). Moved out of `analysis.rs` as it was.
 
 use super::*;
+use crate::facts::kernels::{grid_at, launch_grids, nominal_launch_line};
 
 /// What the file's host launches say about one integer parameter of a
 /// kernel the user gave no value for.
@@ -74,13 +75,15 @@ fn fits(value: i64, bits: u32) -> bool {
     (low..=high).contains(&i128::from(value))
 }
 
-/// One host launch whose constant arguments differ from the first
+/// One host launch whose constant arguments or grid differ from the first
 /// launch's: the kernel's argument values as that launch passes them
-/// (`args`), for a scenario of the kernel-level model.
+/// (`args`) and its grid (`None`: not known), for a scenario of the
+/// kernel-level model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LaunchVariant {
     pub line: u32,
     pub args: HashMap<u32, i64>,
+    pub grid: Option<Dim3>,
 }
 
 /// Values of one function's integer arguments, by parameter index: the
@@ -191,11 +194,11 @@ pub(super) fn argument_values(
             .map(|&i| Some((i, value_at(l, i)?)))
             .collect()
     });
-    let Some(nominal) = nominal else {
+    if !differing.is_empty() && nominal.is_none() {
         return (out, facts, Vec::new());
-    };
+    }
     let line = first_line.unwrap_or_default();
-    for &(i, value) in &nominal {
+    for &(i, value) in nominal.iter().flatten() {
         out.insert(i, value);
         if let Some(LaunchFact::Differ {
             value: v, line: l, ..
@@ -204,26 +207,32 @@ pub(super) fn argument_values(
             (*v, *l) = (value, line);
         }
     }
+    // Launches with other grids are variants too, with the grid of their
+    // line (`facts::kernels::launch_grids`: none where the user gave one).
+    let grids = launch_grids(opts, &symbol);
+    let nominal_grid = nominal_launch_line(opts, &symbol).and_then(|l| grid_at(&grids, l));
     let mut variants: Vec<LaunchVariant> = Vec::new();
-    if !differing.is_empty() {
-        let mut lines: Vec<u32> = mine.iter().map(|a| a.line).collect();
-        lines.sort_unstable();
-        lines.dedup();
-        for line in lines {
-            let mut args = out.clone();
-            let mut complete = true;
-            for &i in &differing {
-                match value_at(line, i) {
-                    Some(v) => {
-                        args.insert(i, v);
-                    }
-                    None => complete = false,
+    let mut lines: Vec<u32> = (mine.iter().map(|a| a.line))
+        .chain(grids.iter().map(|g| g.0))
+        .collect();
+    lines.sort_unstable();
+    lines.dedup();
+    for line in lines {
+        let mut args = out.clone();
+        let mut complete = true;
+        for &i in &differing {
+            match value_at(line, i) {
+                Some(v) => {
+                    args.insert(i, v);
                 }
+                None => complete = false,
             }
-            let known = args == out || variants.iter().any(|v| v.args == args);
-            if complete && !known {
-                variants.push(LaunchVariant { line, args });
-            }
+        }
+        let grid = grid_at(&grids, line);
+        let known = (args == out && grid == nominal_grid)
+            || variants.iter().any(|v| v.args == args && v.grid == grid);
+        if complete && !known {
+            variants.push(LaunchVariant { line, args, grid });
         }
     }
     (out, facts, variants)

@@ -178,14 +178,70 @@ pub fn find(module: Module) -> Vec<Kernel> {
         .collect()
 }
 
+/// The grids the host launches of `symbol` give, by line, where the user
+/// gave none (for this kernel or for all): empty when the user did. Several
+/// when the launches pass different constant grids (the driver then passes
+/// each launch's); the nominal launch's (`nominal_launch_line`) is the
+/// kernel's grid (`Kernel::grid`), the others go with the launch variants
+/// (`analysis::launch`).
+pub fn launch_grids(opts: &Options, symbol: &str) -> Vec<(u32, Dim3)> {
+    let user = shape_for(&opts.kernel_grids, symbol).is_some_and(|k| k.origin == ShapeOrigin::User);
+    if user || opts.grid.is_some() {
+        return Vec::new();
+    }
+    let mut out: Vec<(u32, Dim3)> = (opts.kernel_grids.iter())
+        .filter(|k| names_kernel(symbol, &k.kernel))
+        .filter_map(|k| match k.origin {
+            ShapeOrigin::HostLaunch { line } => Some((line, k.dim)),
+            ShapeOrigin::User => None,
+        })
+        .collect();
+    out.sort_by_key(|g| g.0);
+    out.dedup();
+    out
+}
+
+/// The line of the launch of `symbol` whose values the model takes where
+/// launches differ: the first in the source, over the launches whose
+/// arguments or grid the driver passed.
+pub fn nominal_launch_line(opts: &Options, symbol: &str) -> Option<u32> {
+    let args = (opts.launch_args.iter())
+        .filter(|a| names_kernel(symbol, &a.kernel))
+        .map(|a| a.line);
+    let grids = launch_grids(opts, symbol).into_iter().map(|g| g.0);
+    args.chain(grids).min()
+}
+
+/// The grid of the launch at `line` among `grids` (`launch_grids`): the
+/// one grid where every entry agrees (the driver then passes one, at the
+/// line of the launch it met first); else the entry at `line`, `None` where
+/// there is none or two launches at that line differ.
+pub fn grid_at(grids: &[(u32, Dim3)], line: u32) -> Option<Dim3> {
+    let first = grids.first()?.1;
+    if grids.iter().all(|g| g.1 == first) {
+        return Some(first);
+    }
+    let mut at = grids.iter().filter(|g| g.0 == line);
+    let first = at.next()?.1;
+    at.all(|g| g.1 == first).then_some(first)
+}
+
 impl Kernel {
     /// The grid the analysis assumes: the user's for this kernel, the
-    /// user's for all, a host launch's; `None` when unknown.
+    /// user's for all, a host launch's (where launches differ, the nominal
+    /// launch's, whose arguments the model takes too:
+    /// `analysis::launch::argument_values`); `None` when unknown.
     pub fn grid(&self, opts: &Options) -> Option<Dim3> {
-        let own = shape_for(&opts.kernel_grids, &self.function.name());
+        let symbol = self.function.name();
+        let own = shape_for(&opts.kernel_grids, &symbol);
         match own {
             Some(k) if k.origin == ShapeOrigin::User => Some(k.dim),
-            _ => opts.grid.or(own.map(|k| k.dim)),
+            _ if opts.grid.is_some() => opts.grid,
+            _ => {
+                let grids = launch_grids(opts, &symbol);
+                let line = nominal_launch_line(opts, &symbol).unwrap_or_default();
+                grid_at(&grids, line)
+            }
         }
     }
 
@@ -225,6 +281,51 @@ mod tests {
         assert_eq!(nearest("transposed", names), Some("transpose"));
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         assert_eq!(nearest("x", []), None);
+    }
+
+    #[test]
+    fn launches_with_different_grids_give_each_its_line() {
+        let grid = |x, y| Dim3 { x, y, z: 1 };
+        let shape = |line, dim| KernelShape {
+            kernel: "gemm".into(),
+            dim,
+            origin: ShapeOrigin::HostLaunch { line },
+        };
+        let arg = |line| crate::options::LaunchArg {
+            kernel: "gemm".into(),
+            line,
+            index: 0,
+            value: Some(1),
+        };
+        // One entry: every launch's grid, whatever the line.
+        let mut opts = Options {
+            kernel_grids: vec![shape(93, grid(9, 13))],
+            launch_args: vec![arg(93), arg(94)],
+            ..Options::default()
+        };
+        let grids = launch_grids(&opts, "_Z4gemmPf");
+        assert_eq!(grid_at(&grids, 94), Some(grid(9, 13)));
+        // Two (the driver's order need not be the source's): each launch's
+        // own; the nominal launch is the first line of any launch.
+        opts.kernel_grids = vec![shape(94, grid(4, 4)), shape(93, grid(9, 13))];
+        let grids = launch_grids(&opts, "_Z4gemmPf");
+        assert_eq!(grids, [(93, grid(9, 13)), (94, grid(4, 4))]);
+        assert_eq!(nominal_launch_line(&opts, "_Z4gemmPf"), Some(93));
+        assert_eq!(grid_at(&grids, 94), Some(grid(4, 4)));
+        assert_eq!(grid_at(&grids, 95), None);
+        // A launch with arguments before both grids: its grid is unknown.
+        opts.launch_args.push(arg(80));
+        assert_eq!(nominal_launch_line(&opts, "_Z4gemmPf"), Some(80));
+        // Two launches at one line with different grids: neither.
+        opts.kernel_grids.push(shape(93, grid(2, 2)));
+        assert_eq!(grid_at(&launch_grids(&opts, "_Z4gemmPf"), 93), None);
+        // The user's grid wins over every launch's.
+        opts.kernel_grids.push(KernelShape {
+            kernel: "gemm".into(),
+            dim: grid(3, 3),
+            origin: ShapeOrigin::User,
+        });
+        assert!(launch_grids(&opts, "_Z4gemmPf").is_empty());
     }
 
     #[test]

@@ -47,7 +47,7 @@ use crate::model::scenarios::{measured_answers, robust_choice, scenarios};
 use crate::model::schedule::WarpOrder;
 use crate::model::trace::{Kind, Trace};
 use crate::model::walk::{walk_limited, Budget, Cut, Launch, Limits, Walked, DEFAULT_BUDGET};
-use crate::report::{BudgetHit, LoadModel, ModelCost, PolicyTraffic, Simulated};
+use crate::report::{BudgetHit, LoadModel, ModelCost, OtherLaunch, PolicyTraffic, Simulated};
 
 /// Why a kernel has no model.
 pub enum NoModel {
@@ -83,10 +83,10 @@ pub struct KernelInputs<'a> {
     pub block: Dim3,
     pub grid: Option<Dim3>,
     pub args: HashMap<u32, i64>,
-    /// Other host launches' argument values, where launches pass different
-    /// constants (`args` holds the first's): each a scenario under `auto`,
-    /// by the launch's line.
-    pub variants: Vec<(u32, HashMap<u32, i64>)>,
+    /// Other host launches' argument values and grids, where launches pass
+    /// different constants (`args` and `grid` hold the first's): each a
+    /// scenario under `auto`, by the launch's line.
+    pub variants: Vec<(u32, HashMap<u32, i64>, Option<Dim3>)>,
     pub memory: Option<Rc<Memory>>,
     /// Bytes of the allocation each pointer parameter (by index) is given
     /// at the launch, where the host code shows them (`walk::Launch::extents`).
@@ -322,6 +322,8 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     // Instructions another launch's walk ran (a loop only a larger radius
     // enters): the choice decides them too.
     let mut variant_ran = vec![false; trace.instructions.len()];
+    // The other launches walked as scenarios: line, grid, trace.
+    let mut other_traces: Vec<(u32, Option<Dim3>, Trace)> = Vec::new();
     let robust = if k.auto && usable && m.cut.is_none() {
         // The round-robin trace, for its scenario: walked like the nominal
         // one, within what the nominal walk left of the evaluation grant
@@ -367,10 +369,12 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         let mut launches: Vec<(u32, Trace)> = Vec::new();
         let variants = k.variants.len().min(MAX_LAUNCH_SCENARIOS) as u64;
         let share = left(walked_evaluations + rr_evaluations) / variants.max(1);
-        for (line, args) in k.variants.iter().take(MAX_LAUNCH_SCENARIOS) {
+        for (line, args, grid) in k.variants.iter().take(MAX_LAUNCH_SCENARIOS) {
             let w = side_walk(
                 &Launch {
                     args: args.clone(),
+                    grid: *grid,
+                    blocks: resident_blocks(occ.blocks_per_sm, hw.sm_count(), *grid),
                     ..launch.clone()
                 },
                 share,
@@ -382,7 +386,9 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
                         *r = true;
                     }
                 }
-                launches.push((*line, as_nominal(w)));
+                let t = as_nominal(w);
+                other_traces.push((*line, *grid, t.clone()));
+                launches.push((*line, t));
             }
         }
         let local = gathers_local(&trace, &gathers);
@@ -559,6 +565,38 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         aggressive: m.bytes.aggressive,
         decided,
     };
+    // Each other launch's bytes under every policy, on its own walk (one
+    // SM's blocks of its grid): what a run of that launch would move.
+    let mut other_launches = Vec::new();
+    for (line, grid, t) in &other_traces {
+        let n = t.instructions.len();
+        let verdict = |v: &[Option<bool>]| -> Vec<bool> {
+            (0..n)
+                .map(|i| {
+                    v.get(i)
+                        .copied()
+                        .flatten()
+                        .unwrap_or(config.default_load_allocates)
+                        && usable
+                })
+                .collect()
+        };
+        let bytes =
+            |c: &[bool]| l2_bytes_of(t, config, c).map_err(|e| NoModel::Error(e.to_string()));
+        other_launches.push(OtherLaunch {
+            line: *line,
+            grid_dim: grid.map(|g| g.as_array()),
+            blocks: t.blocks,
+            traffic_bytes: PolicyTraffic {
+                auto: bytes(&m.auto)?,
+                cache_all: bytes(&vec![usable; n])?,
+                cache_none: bytes(&vec![false; n])?,
+                conservative: bytes(&verdict(&cons))?,
+                aggressive: bytes(&verdict(&aggr))?,
+                decided: bytes(&emitted)?,
+            },
+        });
+    }
     let launch_traffic = launch_estimate(&LaunchEstimate {
         program: &program,
         launch: &launch,
@@ -653,6 +691,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
             },
             robust: robust.map(|r| r.report),
             launch: launch_traffic,
+            other_launches,
             followed_calls: (program.followed.iter())
                 .map(|f| crate::facts::names::demangle(&f.name()))
                 .collect(),

@@ -136,6 +136,17 @@ impl Simulated {
                 l.sms, l.blocks, l.grid_blocks, t.auto, t.cache_all, t.cache_none, t.conservative, t.aggressive, t.decided
             );
         }
+        for o in &self.other_launches {
+            let t = &o.traffic_bytes;
+            let grid = o
+                .grid_dim
+                .map_or(String::new(), |[x, y, z]| format!("grid {x}x{y}x{z}, "));
+            let _ = writeln!(
+                s,
+                "  launch at line {} ({grid}{} blocks on one SM): auto {}, cache-all {}, cache-none {}, conservative {}, aggressive {}, decided {}",
+                o.line, o.blocks, t.auto, t.cache_all, t.cache_none, t.conservative, t.aggressive, t.decided
+            );
+        }
         if !self.followed_calls.is_empty() {
             let _ = writeln!(
                 s,
@@ -340,9 +351,16 @@ impl Report {
         }
         for k in &self.kernels {
             let [x, y, z] = k.block_dim;
+            // The grid only where launches differ: which one the model took.
+            let grid = match (k.grid_dim, &k.grid_dim_source) {
+                (Some([gx, gy, gz]), Some(from)) if from.contains("different grids") => {
+                    format!("; grid {gx}x{gy}x{gz}, {from}")
+                }
+                _ => String::new(),
+            };
             let _ = writeln!(
                 s,
-                "\n{} {} (block {x}x{y}x{z}, {}{})",
+                "\n{} {} (block {x}x{y}x{z}, {}{grid}{})",
                 k.kind,
                 k.name,
                 k.block_dim_source,
