@@ -6,7 +6,7 @@
 // rows, and a load read once by each block looked shared. On GPGPU-Sim's
 // GTX480 the held-out gemm_tiled (testdata/holdout3), launched on 9x13 and
 // 4x4 grids, so cached its A tile (720 of 868 hits "from other blocks")
-// and took 1.005x the cycles and 1.086x the bytes of bypassing it. Now the
+// and took 1.006x the cycles and 1.084x the bytes of bypassing it. Now the
 // first launch's grid is the kernel's, with its arguments, and each other
 // launch is a scenario with its own grid.
 // tests/robust_decisions.rs checks the figures on the GTX480 description.
