@@ -672,7 +672,7 @@ fn launches_on_different_grids_keep_their_grids() {
     let k = kernel(&r, "strips");
     assert_eq!(k["grid_dim"], serde_json::json!([15, 8, 1]), "{k}");
     assert!(
-        (k["grid_dim_source"].as_str().unwrap()).contains("line 30, the first"),
+        (k["grid_dim_source"].as_str().unwrap()).contains("line 46, the first"),
         "{k}"
     );
     // strips<<<(15, 8), (32, 4)>>>: 8 blocks/SM (blocks-limited), SM 0
@@ -684,23 +684,55 @@ fn launches_on_different_grids_keep_their_grids() {
     assert_eq!(bytes(k, "cache_all"), 4_096, "{k}");
     assert_eq!(bytes(k, "cache_none"), 4_096, "{k}");
     assert_eq!(decisions(k), ["bypass"], "{k}");
-    // strips<<<(1, 4), (32, 4)>>> (line 31): SM 0 holds block (0, 0) alone:
+    // strips<<<(1, 4), (32, 4)>>> (line 47): SM 0 holds block (0, 0) alone:
     // 4 lines, 512 B either way.
     assert_eq!(
-        scenario(k, "the host launch at line 31")["l2_bytes"],
+        scenario(k, "the host launch at line 47")["l2_bytes"],
         512,
         "{k}"
     );
     // Its figures per policy, for a prediction of that launch: its own
     // walk's block, 512 B under every policy.
     let other = &k["simulated"]["other_launches"][0];
-    assert_eq!(other["line"], 31, "{k}");
+    assert_eq!(other["line"], 47, "{k}");
     assert_eq!(other["grid_dim"], serde_json::json!([1, 4, 1]), "{k}");
     assert_eq!(other["blocks"], 1, "{k}");
     assert_eq!(other["traffic_bytes"]["cache_all"], 512, "{k}");
     assert_eq!(other["traffic_bytes"]["cache_none"], 512, "{k}");
     // The launch estimate has the grid: 120 blocks, 15 SMs x 8.
     assert_eq!(k["simulated"]["launch"]["grid_blocks"], 120, "{k}");
+    // flat: two launches at one line with different grids: none taken.
+    assert_eq!(kernel(&r, "flat")["grid_dim"], Value::Null);
+    assert!(
+        r["warnings"]
+            .to_string()
+            .contains("flat: launched with different grid shapes (lines 50, 50)"),
+        "{}",
+        r["warnings"]
+    );
+    // spread: a runtime grid, s = 1 then 3. With the user's grid, the
+    // second launch's walk is the walk a build that takes s = 3 makes.
+    let with = |extra: &[&str]| {
+        let dir = tempfile::tempdir().unwrap();
+        let machine = dir.path().join("gtx480.machine");
+        std::fs::write(&machine, GTX480).unwrap();
+        let mut flags = vec![format!("--machine={}", machine.display())];
+        flags.extend(extra.iter().map(|f| f.to_string()));
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        json_report(&path, "sm_52", &flags)
+    };
+    let r = with(&["--grid-dim=spread=15"]);
+    let k = kernel(&r, "spread");
+    let other = &k["simulated"]["other_launches"][0];
+    assert_eq!(other["grid_dim"], serde_json::json!([15, 1, 1]), "{k}");
+    let r3 = with(&["--grid-dim=spread=15", "--kernel-arg=s=3"]);
+    let k3 = kernel(&r3, "spread");
+    for policy in ["cache_all", "cache_none"] {
+        assert_eq!(
+            other["traffic_bytes"][policy], k3["simulated"]["traffic_bytes"][policy],
+            "{policy}: {k} {k3}"
+        );
+    }
 }
 
 /// The edges of the launch-variant rule an adversarial review found

@@ -566,7 +566,7 @@ fn host_launches(
                         origin: ShapeOrigin::HostLaunch { line },
                     });
                 }
-            } else if what == "grid" && of.iter().all(|l| shape_of(l).is_some() && l.at.is_some()) {
+            } else if what == "grid" && grids_by_line(&of, input) {
                 // Every launch's constant grid, by its line: the model takes
                 // the first launch's with its arguments, and walks each
                 // other launch's as a scenario (`analysis::launch`).
@@ -594,6 +594,27 @@ fn host_launches(
         }
     }
     Ok((host, warnings))
+}
+
+/// Whether the launches `of` (of one kernel, with different grids) may
+/// each pass its grid by line: every grid a constant, every launch at a
+/// line of the compiled file (lines of a header would be compared with
+/// its lines), no line with two different grids (a macro, an unrolled
+/// loop: which grid goes with which arguments is not known), and one block
+/// shape for all (else the model's block is a default no launch uses).
+fn grids_by_line(of: &[&crate::host_launch::HostLaunch], input: &Path) -> bool {
+    let lines: Option<Vec<(u32, crate::launch::Shape)>> = (of.iter())
+        .map(|l| {
+            let at = l.at.as_ref().filter(|a| outside(a, input).is_none())?;
+            Some((at.line, l.grid?))
+        })
+        .collect();
+    let Some(lines) = lines else {
+        return false;
+    };
+    let one_per_line = (lines.iter()).all(|a| lines.iter().all(|b| a.0 != b.0 || a.1 == b.1));
+    let block = of[0].block;
+    one_per_line && block.is_some() && of.iter().all(|l| l.block == block)
 }
 
 /// fatbinary's name for an arch: `sm=80`, `sm=90a`.

@@ -244,7 +244,7 @@ fn grid_source(opts: &Options, unit: &Unit) -> String {
             let line =
                 crate::facts::kernels::nominal_launch_line(opts, &symbol).unwrap_or_default();
             format!(
-                "host launch at line {line}, the first of the launches with different grids (lines {}); the others are scenarios under auto",
+                "host launch at line {line}, the first of the launches with different grids (lines {}); the others (up to three, by line) are scenarios under auto",
                 lines(&grids)
             )
         }

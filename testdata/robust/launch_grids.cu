@@ -23,12 +23,31 @@ __global__ void strips(const float *a, float *out) {
   out[(r * gridDim.x + blockIdx.x) * COLS + threadIdx.x] = 2.0f * v;
 }
 
-int main() {
+// Launched twice on a grid the host computes (argc), with s = 1 and 3: the
+// user's --grid-dim is the grid of both launches, the second one's walk
+// included (an adversarial review found it walked with no grid).
+__global__ void spread(const float *a, float *out, int s) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = a[(i * s) % (gridDim.x * blockDim.x)];
+}
+
+// Two launches at one line (a macro) with different grids: which is first
+// is not known, so no grid is taken, and the driver says so.
+__global__ void flat(const float *a, float *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = a[i];
+}
+#define BOTH(k) k<<<2, 128>>>(a, out); k<<<4, 128>>>(a, out)
+
+int main(int argc, char **) {
   float *a, *out;
   cudaMalloc(&a, sizeof(float) * 8 * ROWS * COLS);
   cudaMalloc(&out, sizeof(float) * 15 * 8 * ROWS * COLS);
   strips<<<dim3(15, 8), dim3(COLS, ROWS)>>>(a, out);
   strips<<<dim3(1, 4), dim3(COLS, ROWS)>>>(a, out);
+  spread<<<argc * 15, 128>>>(a, out, 1);
+  spread<<<argc * 15, 128>>>(a, out, 3);
+  BOTH(flat);
   cudaDeviceSynchronize();
   cudaFree(a);
   cudaFree(out);

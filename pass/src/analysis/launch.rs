@@ -77,8 +77,9 @@ fn fits(value: i64, bits: u32) -> bool {
 
 /// One host launch whose constant arguments or grid differ from the first
 /// launch's: the kernel's argument values as that launch passes them
-/// (`args`) and its grid (`None`: not known), for a scenario of the
-/// kernel-level model.
+/// (`args`) and its grid (`None`: the kernel's, where launches do not pass
+/// grids of their own: the user gave one, or they all agree or are not
+/// known), for a scenario of the kernel-level model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LaunchVariant {
     pub line: u32,
@@ -228,8 +229,18 @@ pub(super) fn argument_values(
                 None => complete = false,
             }
         }
-        let grid = grid_at(&grids, line);
-        let known = (args == out && grid == nominal_grid)
+        // A line whose grid is not known while others' are (two launches
+        // there with different grids) is no variant: which goes with its
+        // arguments is not known either.
+        let grid = if grids.is_empty() {
+            None
+        } else {
+            match grid_at(&grids, line) {
+                Some(g) => Some(g),
+                None => continue,
+            }
+        };
+        let known = (args == out && grid.or(nominal_grid) == nominal_grid)
             || variants.iter().any(|v| v.args == args && v.grid == grid);
         if complete && !known {
             variants.push(LaunchVariant { line, args, grid });

@@ -124,7 +124,7 @@ pub fn classify_pointer(ptr: Value, kernels: &[Value], whole_program: bool) -> R
 
 /// The address space a generic pointer was cast from, looking through GEPs
 /// and casts (`addrspacecast (ptr addrspace(3) @tile to ptr)`); allocas are local.
-fn origin_space(mut v: Value) -> Option<u32> {
+pub fn origin_space(mut v: Value) -> Option<u32> {
     for _ in 0..64 {
         let space = v.ty().address_space();
         if space != 0 {

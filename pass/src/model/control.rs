@@ -16,7 +16,9 @@ use crate::facts::address::{unknown, Folder, Why, E};
 use crate::llvm::ir::{Block, Opcode, Value};
 use crate::model::program::{Exit, MemOp, Node, PackedStart, PhiDef, Program};
 use crate::model::trace::Kind;
-use crate::model::vector_loads::{roles, stops_merging, Mergeable, Merged, Piece, Role};
+use crate::model::vector_loads::{
+    roles, stops_merging, stores_to_shared, Mergeable, Merged, Piece, Role,
+};
 
 /// What the caller says of one memory instruction of the trace.
 #[derive(Clone, Copy, Debug)]
@@ -280,7 +282,7 @@ impl Builder<'_, '_, '_> {
                 });
                 part.found.push((inst, access));
             }
-            if stops_merging(inst) {
+            if stops_merging(inst) && !stores_to_shared(inst) {
                 part.segment += 1;
             }
             if !plan.contains(&inst) {

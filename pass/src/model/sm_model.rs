@@ -83,9 +83,9 @@ pub struct KernelInputs<'a> {
     pub block: Dim3,
     pub grid: Option<Dim3>,
     pub args: HashMap<u32, i64>,
-    /// Other host launches' argument values and grids, where launches pass
-    /// different constants (`args` and `grid` hold the first's): each a
-    /// scenario under `auto`, by the launch's line.
+    /// Other host launches' argument values and grids (`None`: `grid`),
+    /// where launches pass different constants (`args` and `grid` hold the
+    /// first's): each a scenario under `auto`, by the launch's line.
     pub variants: Vec<(u32, HashMap<u32, i64>, Option<Dim3>)>,
     pub memory: Option<Rc<Memory>>,
     /// Bytes of the allocation each pointer parameter (by index) is given
@@ -370,11 +370,14 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         let variants = k.variants.len().min(MAX_LAUNCH_SCENARIOS) as u64;
         let share = left(walked_evaluations + rr_evaluations) / variants.max(1);
         for (line, args, grid) in k.variants.iter().take(MAX_LAUNCH_SCENARIOS) {
+            // `None`: the kernel's grid (the user's, or the one every
+            // launch shares).
+            let grid = grid.or(launch.grid);
             let w = side_walk(
                 &Launch {
                     args: args.clone(),
-                    grid: *grid,
-                    blocks: resident_blocks(occ.blocks_per_sm, hw.sm_count(), *grid),
+                    grid,
+                    blocks: resident_blocks(occ.blocks_per_sm, hw.sm_count(), grid),
                     ..launch.clone()
                 },
                 share,
@@ -387,7 +390,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
                     }
                 }
                 let t = as_nominal(w);
-                other_traces.push((*line, *grid, t.clone()));
+                other_traces.push((*line, grid, t.clone()));
                 launches.push((*line, t));
             }
         }

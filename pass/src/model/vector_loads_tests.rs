@@ -217,6 +217,45 @@ entry:
   ret void
 }
 
+@tile = internal addrspace(3) global [256 x float] undef
+
+; x, a store into the shared tile, y: the shared store stops nothing (the
+; backend's alias analysis tells address spaces 3 and 1 apart).
+define void @shared_store_between(ptr addrspace(1) %pos, ptr addrspace(1) %out) {
+entry:
+  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %i = zext i32 %t to i64
+  %a = getelementptr inbounds [2 x float], ptr addrspace(1) %pos, i64 %i
+  %x = load float, ptr addrspace(1) %a, align 8
+  %s = getelementptr inbounds [256 x float], ptr addrspace(3) @tile, i64 0, i64 %i
+  %g = addrspacecast ptr addrspace(3) %s to ptr
+  store float %x, ptr %g, align 4
+  %ay = getelementptr inbounds i8, ptr addrspace(1) %a, i64 4
+  %y = load float, ptr addrspace(1) %ay, align 4
+  %o = getelementptr inbounds float, ptr addrspace(1) %out, i64 %i
+  store float %y, ptr addrspace(1) %o, align 4
+  ret void
+}
+
+; x, __ldg of another array, y: the backend splits the chain there.
+define void @ldg_between(ptr addrspace(1) %pos, ptr %other, ptr addrspace(1) %out) {
+entry:
+  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %i = zext i32 %t to i64
+  %a = getelementptr inbounds [2 x float], ptr addrspace(1) %pos, i64 %i
+  %x = load float, ptr addrspace(1) %a, align 8
+  %l = call float @llvm.nvvm.ldg.global.f.f32.p0(ptr %other, i32 4)
+  %ay = getelementptr inbounds i8, ptr addrspace(1) %a, i64 4
+  %y = load float, ptr addrspace(1) %ay, align 4
+  %s1 = fadd float %x, %y
+  %s2 = fadd float %s1, %l
+  %o = getelementptr inbounds float, ptr addrspace(1) %out, i64 %i
+  store float %s2, ptr addrspace(1) %o, align 4
+  ret void
+}
+
+declare float @llvm.nvvm.ldg.global.f.f32.p0(ptr, i32)
+
 declare void @llvm.nvvm.barrier0()
 "#;
 
@@ -593,4 +632,19 @@ fn bytes_and_shorts_merge_as_the_backend_writes_them() {
             second: None
         }
     );
+}
+
+#[test]
+fn a_shared_store_between_stops_nothing_and_ldg_does() {
+    // shared_store_between: x (0), y (1), the global store (2); the shared
+    // store is no trace instruction. x (align 8) and y: one 8-byte access
+    // (clang 19 writes one ld.global.v2 for a tile's `s[t] = in[i].x; s[t
+    // + 256] = in[i].y`).
+    let p = &programs()["shared_store_between"];
+    assert_eq!(ops(p)[0].iter().map(|o| o.1).collect::<Vec<_>>(), [8, 4]);
+    assert_eq!(p.merged, merged(&[(1, 0)]));
+    // ldg_between: the __ldg call splits the chain (clang 19 writes a
+    // uchar4 read around `__ldg` as two ld.global.v2.u8): x and y alone.
+    let p = &programs()["ldg_between"];
+    assert!(p.merged.is_empty(), "{:?}", p.merged);
 }
