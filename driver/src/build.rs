@@ -553,34 +553,25 @@ fn host_launches(
                 |l: &crate::host_launch::HostLaunch| l.grid,
             ),
         ] {
+            let shape = |d: crate::launch::Shape, line: u32| KernelShape {
+                kernel: symbol.to_string(),
+                dim: Dim3 {
+                    x: d.x,
+                    y: d.y,
+                    z: d.z,
+                },
+                origin: ShapeOrigin::HostLaunch { line },
+            };
             let first = shape_of(of[0]);
             if of.iter().all(|l| shape_of(l) == first) {
-                if let Some(d) = first {
-                    out.push(KernelShape {
-                        kernel: symbol.to_string(),
-                        dim: Dim3 {
-                            x: d.x,
-                            y: d.y,
-                            z: d.z,
-                        },
-                        origin: ShapeOrigin::HostLaunch { line },
-                    });
-                }
+                out.extend(first.map(|d| shape(d, line)));
             } else if what == "grid" && grids_by_line(&of, input) {
                 // Every launch's constant grid, by its line: the model takes
                 // the first launch's with its arguments, and walks each
                 // other launch's as a scenario (`analysis::launch`).
                 for l in &of {
                     if let (Some(d), Some(at)) = (shape_of(l), &l.at) {
-                        out.push(KernelShape {
-                            kernel: symbol.to_string(),
-                            dim: Dim3 {
-                                x: d.x,
-                                y: d.y,
-                                z: d.z,
-                            },
-                            origin: ShapeOrigin::HostLaunch { line: at.line },
-                        });
+                        out.push(shape(d, at.line));
                     }
                 }
             } else {
