@@ -154,11 +154,7 @@ pub fn model_within(
     let mut l1 = L1::new(config)?;
     let n = trace.instructions.len();
     let default = config.default_load_allocates;
-    let choice = |v: &Verdicts| -> Vec<bool> {
-        (0..n)
-            .map(|i| v.get(i).copied().flatten().unwrap_or(default) && l1_usable)
-            .collect()
-    };
+    let choice = |v: &Verdicts| verdict_choice(v, n, default, l1_usable);
     let requests = l1.requests(trace)?;
     let mut search = Search {
         l1: &mut l1,
@@ -233,6 +229,15 @@ pub fn model_within(
         simulated_accesses: search.simulated_accesses + trace.thread_accesses(),
         cut: search.cut,
     })
+}
+
+/// A paper policy's verdicts as a choice over `n` trace instructions: an
+/// undecided one takes the target's `default`, and nothing allocates where
+/// L1 does not serve global loads (`l1_usable`).
+pub fn verdict_choice(v: &[Option<bool>], n: usize, default: bool, l1_usable: bool) -> Vec<bool> {
+    (0..n)
+        .map(|i| v.get(i).copied().flatten().unwrap_or(default) && l1_usable)
+        .collect()
 }
 
 /// The L2→L1 bytes of one choice (`cached[i]`: trace instruction `i`

@@ -23,7 +23,9 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::time::Instant;
 
-use crate::decide::kernel_model::{l2_bytes_of, model_within, KernelModel, SearchCut, SearchLimit};
+use crate::decide::kernel_model::{
+    l2_bytes_of, model_within, verdict_choice, KernelModel, SearchCut, SearchLimit,
+};
 use crate::decide::policy::Decision;
 use crate::facts::address::{Base, Expr};
 use crate::facts::geometry::Dim3;
@@ -573,17 +575,8 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     let mut other_launches = Vec::new();
     for (line, grid, t) in &other_traces {
         let n = t.instructions.len();
-        let verdict = |v: &[Option<bool>]| -> Vec<bool> {
-            (0..n)
-                .map(|i| {
-                    v.get(i)
-                        .copied()
-                        .flatten()
-                        .unwrap_or(config.default_load_allocates)
-                        && usable
-                })
-                .collect()
-        };
+        let verdict =
+            |v: &[Option<bool>]| verdict_choice(v, n, config.default_load_allocates, usable);
         let bytes =
             |c: &[bool]| l2_bytes_of(t, config, c).map_err(|e| NoModel::Error(e.to_string()));
         other_launches.push(OtherLaunch {

@@ -419,6 +419,15 @@ fn an_unknown_address_merges_on_its_ir_pointer() {
     assert!(op.address.has_unknown());
 }
 
+/// A piece that leads one access of `bytes` from piece `from`.
+fn leads(bytes: u32, from: usize) -> Role {
+    Role::Leads {
+        bytes,
+        from,
+        second: None,
+    }
+}
+
 /// A piece at `base + offset` of `bytes`, aligned to `align`.
 fn piece(offset: i64, bytes: u32, align: u32) -> Piece {
     let base = Rc::new(Expr::Base(Base::Param {
@@ -453,22 +462,8 @@ fn an_unrolled_float4_loop_is_two_16_byte_accesses() {
         .map(|k| piece(4 * k, 4, aligns[k as usize]))
         .collect();
     let r = roles(&pieces);
-    assert_eq!(
-        r[0],
-        Role::Leads {
-            bytes: 16,
-            from: 0,
-            second: None
-        }
-    );
-    assert_eq!(
-        r[4],
-        Role::Leads {
-            bytes: 16,
-            from: 4,
-            second: None
-        }
-    );
+    assert_eq!(r[0], leads(16, 0));
+    assert_eq!(r[4], leads(16, 4));
     assert!((1..4).all(|k| r[k] == Role::Joins { leader: 0 }));
     assert!((5..8).all(|k| r[k] == Role::Joins { leader: 4 }));
 }
@@ -479,33 +474,12 @@ fn doubles_merge_in_pairs_at_align_16_only() {
     // 16 % 8 != 0 → alone. A repeated offset starts a new run: the second
     // load at 0 pairs with nothing after it (8 was taken).
     let r = roles(&[piece(0, 8, 16), piece(8, 8, 8)]);
-    assert_eq!(
-        r,
-        [
-            Role::Leads {
-                bytes: 16,
-                from: 0,
-                second: None
-            },
-            Role::Joins { leader: 0 }
-        ]
-    );
+    assert_eq!(r, [leads(16, 0), Role::Joins { leader: 0 }]);
     let r = roles(&[piece(0, 8, 8), piece(8, 8, 8)]);
     assert_eq!(r, [Role::Alone, Role::Alone]);
     // Sorted: (0, a), (0, b), (8, c): runs [a] and [b, c]; b leads.
     let r = roles(&[piece(0, 8, 16), piece(0, 8, 16), piece(8, 8, 8)]);
-    assert_eq!(
-        r,
-        [
-            Role::Alone,
-            Role::Leads {
-                bytes: 16,
-                from: 1,
-                second: None
-            },
-            Role::Joins { leader: 1 }
-        ]
-    );
+    assert_eq!(r, [Role::Alone, leads(16, 1), Role::Joins { leader: 1 }]);
 }
 
 #[test]
@@ -575,32 +549,10 @@ fn bytes_and_shorts_merge_as_the_backend_writes_them() {
     // first element's alignment:
     // uchar4's x, y, z at align 4: 3 does not divide 4 → x, y (v2.u8) and z.
     let r = roles(&[piece(0, 1, 4), piece(1, 1, 1), piece(2, 1, 2)]);
-    assert_eq!(
-        r,
-        [
-            Role::Leads {
-                bytes: 2,
-                from: 0,
-                second: None
-            },
-            Role::Joins { leader: 0 },
-            Role::Alone
-        ]
-    );
+    assert_eq!(r, [leads(2, 0), Role::Joins { leader: 0 }, Role::Alone]);
     // y, z, w: y (align 1) alone, z and w (align 2) one v2.u8.
     let r = roles(&[piece(1, 1, 1), piece(2, 1, 2), piece(3, 1, 1)]);
-    assert_eq!(
-        r,
-        [
-            Role::Alone,
-            Role::Leads {
-                bytes: 2,
-                from: 1,
-                second: None
-            },
-            Role::Joins { leader: 1 }
-        ]
-    );
+    assert_eq!(r, [Role::Alone, leads(2, 1), Role::Joins { leader: 1 }]);
     // Bytes at align 1 (a plain `unsigned char *`): nothing merges.
     let r = roles(&(0..4).map(|k| piece(k, 1, 1)).collect::<Vec<_>>());
     assert!(r.iter().all(|x| *x == Role::Alone));
@@ -610,28 +562,14 @@ fn bytes_and_shorts_merge_as_the_backend_writes_them() {
             .map(|k| piece(k, 1, if k == 0 { 16 } else { 1 }))
             .collect::<Vec<_>>(),
     );
-    assert_eq!(
-        r[0],
-        Role::Leads {
-            bytes: 16,
-            from: 0,
-            second: None
-        }
-    );
+    assert_eq!(r[0], leads(16, 0));
     // Four shorts at align 8: one ld.global.v4.u16 of 8 bytes, not split.
     let r = roles(
         &(0..4)
             .map(|k| piece(2 * k, 2, if k == 0 { 8 } else { 2 }))
             .collect::<Vec<_>>(),
     );
-    assert_eq!(
-        r[0],
-        Role::Leads {
-            bytes: 8,
-            from: 0,
-            second: None
-        }
-    );
+    assert_eq!(r[0], leads(8, 0));
 }
 
 #[test]
