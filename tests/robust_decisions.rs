@@ -1031,3 +1031,36 @@ fn a_walk_from_starts_the_data_chose_lies_in_its_allocation() {
     let (all, none) = (bytes(k, "cache_all"), bytes(k, "cache_none"));
     assert!(all > none && all < none * 5 / 2, "{all} vs {none}");
 }
+
+/// Loops whose bounds clamp a coordinate the data chose
+/// (`testdata/robust/clamped_window.cu`, the held-out `particles_aos` in
+/// small): `gy` from `max(cy - 1, 0)` to `min(cy + 1, g - 1)`, `cy` from a
+/// loaded float. The walk cannot compute the tests; it ran the guessed 8
+/// iterations of each loop, and clang's unrolled-by-8 inner body behind
+/// its remainder loop (the guard `trips - 1 >= 7` unknown, so entered):
+/// per thread 2 position loads, 8 x (8 + 8 x 8) = 576 field loads and the
+/// store, 579 accesses, 74,112 for the block SM 0 runs. The clamps bound
+/// both loops to 3 iterations (`model::trip_bounds`) and rule the
+/// unrolled body out: 2 + 3 x 3 + 1 = 12 accesses a thread, 128 x 12 =
+/// 1,536. Bypassed, each field load of a warp fetches about one 32-byte
+/// sector per lane (its cell drawn within the 16 KB field): about 4 warps
+/// x 9 x 32 x 32 B = 36,864 B, plus the positions' 2 x 4 warps x 16
+/// sectors x 32 B = 4,096 B; it was 2,293,664 B with 64 more loads a
+/// thread.
+#[test]
+fn loops_that_clamps_bound_run_what_the_clamps_allow() {
+    let r = gtx480_report(&testdata("robust").join("clamped_window.cu"));
+    let k = kernel(&r, "gather");
+    assert_eq!(
+        k["simulated"]["thread_accesses"].as_u64(),
+        Some(1536),
+        "{k:#}"
+    );
+    let none = bytes(k, "cache_none");
+    assert!((36_864..=40_960).contains(&none), "{none}");
+    // The unrolled body: no walked thread ran it.
+    let body = (k["loads"].as_array().unwrap().iter())
+        .find(|l| l["pattern"].as_str().unwrap().contains("{?,+,8}"))
+        .unwrap_or_else(|| panic!("no unrolled body in {k:#}"));
+    assert!(body.get("in_kernel").is_none(), "{body:#}");
+}

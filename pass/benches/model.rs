@@ -175,6 +175,7 @@ fn counted_loop(body: impl FnOnce(&E, &mut Vec<Node>) -> u32) -> Program {
         nodes,
         vars: 1,
         packed_starts: Vec::new(),
+        test_bounds: Vec::new(),
     }
 }
 

@@ -11,11 +11,13 @@
 //! vector access (`vector_loads`) become one op.
 
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
-use crate::facts::address::{unknown, Folder, Why, E};
+use crate::facts::address::{unknown, Cond, Folder, Why, E};
 use crate::llvm::ir::{Block, Opcode, Value};
-use crate::model::program::{Exit, MemOp, Node, PackedStart, PhiDef, Program};
+use crate::model::program::{Exit, MemOp, Node, PackedStart, PhiDef, Program, TestBound};
 use crate::model::trace::Kind;
+use crate::model::trip_bounds::{decided, test_bound};
 use crate::model::vector_loads::{
     roles, stops_merging, stores_to_shared, Mergeable, Merged, Piece, Role,
 };
@@ -96,6 +98,7 @@ pub fn program(
         stack: vec![function],
         calls: Calls::default(),
         bounds: HashMap::new(),
+        test_bounds: Vec::new(),
     };
     builder.instance(function);
     let Builder {
@@ -103,6 +106,7 @@ pub fn program(
         nodes,
         mut merged,
         calls,
+        test_bounds,
         ..
     } = builder;
     merged.sort_unstable_by_key(|m| (m.member, m.leader));
@@ -114,6 +118,7 @@ pub fn program(
             nodes,
             vars,
             packed_starts,
+            test_bounds,
         },
         merged,
         calls,
@@ -132,6 +137,7 @@ struct Builder<'b, 'f, 'm> {
     calls: Calls,
     /// `bound` of (function, depth), memoized.
     bounds: HashMap<(Value, u32), usize>,
+    test_bounds: Vec<TestBound>,
 }
 
 /// One function instance: its entry node, and its returns (node, value).
@@ -334,6 +340,19 @@ impl Builder<'_, '_, '_> {
             barriers: Vec::new(),
             exit: exit(b, index, self.folder),
         };
+        let bound = b
+            .conditional_branch()
+            .and_then(|(cond, ..)| test_bound(cond));
+        if let Some(bound) = bound {
+            if let Some(&header) = index.get(&bound.header) {
+                self.test_bounds.push(TestBound {
+                    node: current,
+                    header,
+                    holds: bound.holds,
+                    count: bound.count,
+                });
+            }
+        }
         built.parts.push((current, part.insts));
         current
     }
@@ -701,8 +720,14 @@ fn exit(b: Block, index: &HashMap<Block, u32>, folder: &mut Folder) -> Exit {
     let at = |x: Block| index.get(&x).copied();
     if let Some((cond, then, otherwise)) = b.conditional_branch() {
         if let (Some(then), Some(otherwise)) = (at(then), at(otherwise)) {
+            // A test the clamps decide (`trip_bounds::decided`), though
+            // its operands are unknown.
+            let cond = match decided(cond) {
+                Some(holds) => Rc::new(Cond::Const(holds)),
+                None => folder.cond(cond),
+            };
             return Exit::Branch {
-                cond: folder.cond(cond),
+                cond,
                 then,
                 otherwise,
             };

@@ -30,6 +30,7 @@ pub mod sm_model;
 #[cfg(test)]
 mod test_ir;
 pub mod trace;
+pub mod trip_bounds;
 pub mod unknowns;
 pub mod vector_loads;
 #[cfg(test)]

@@ -88,6 +88,19 @@ pub struct Node {
     pub exit: Exit,
 }
 
+/// A loop test whose outcomes that stay in its loop clamps bound, though
+/// the walk cannot compute it (`trip_bounds`): after `count` evaluations
+/// that came out `holds` since the loop headed by node `header` was
+/// entered, the test at node `node` does not come out `holds` again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TestBound {
+    pub node: u32,
+    pub header: u32,
+    /// `true`: the branch's `then` side.
+    pub holds: bool,
+    pub count: u32,
+}
+
 /// One function's control flow; block 0 is the entry.
 #[derive(Clone, Debug, Default)]
 pub struct Program {
@@ -97,6 +110,9 @@ pub struct Program {
     /// The phi variables whose loaded starts begin runs stored one after
     /// another, row by row (`control::packed_starts`), sorted by variable.
     pub packed_starts: Vec<PackedStart>,
+    /// Loop tests whose count of staying outcomes clamps bound
+    /// (`trip_bounds`), by node.
+    pub test_bounds: Vec<TestBound>,
 }
 
 impl Program {
@@ -257,6 +273,7 @@ pub fn specialised(program: &Program, env: &Env) -> Program {
                 ..p.clone()
             })
             .collect(),
+        test_bounds: program.test_bounds.clone(),
     }
 }
 
@@ -368,6 +385,7 @@ mod tests {
             ],
             vars: 0,
             packed_starts: Vec::new(),
+            test_bounds: Vec::new(),
         };
         let s = Shape::of(&p);
         assert_eq!(s.rank, vec![0, 1, 2, 3, 4]);

@@ -11,7 +11,9 @@
 //!   arguments give.
 //! - A condition that cannot be computed for a lane (it reads memory, or an
 //!   argument nobody gave): a loop's exit test keeps the lane in the loop
-//!   for [`Budget::unknown_trip`] iterations; any other branch sends it into
+//!   for [`Budget::unknown_trip`] iterations, or as many as clamps allow
+//!   where they bound the test (`Program::test_bounds`: `for (y = max(c -
+//!   1, 0); y <= min(c + 1, n - 1); y++)`, 3); any other branch sends it into
 //!   the code it guards (the paper's assumption: an unknown guard leaves
 //!   every thread active); a `switch` takes its default, or, when the
 //!   default is a dead end (a switch that covers every value), the case
@@ -73,7 +75,7 @@
 //!
 //! Pure: program and launch in, trace out. No IR, no cache.
 //!
-//! Length (about 1,550 lines): the walker is one state machine (lane
+//! Length (about 1,600 lines): the walker is one state machine (lane
 //! groups, evaluation buffers, budgets) whose steps share that state, and
 //! `issue`, the step that gives each lane its address under every rule
 //! above, is most of it. What stands apart lives beside it: the scheduler
@@ -477,6 +479,9 @@ struct Walker<'p> {
     /// Per branch node whose exit test may leave a loop: the loop's
     /// header, the side that leaves and the side that stays.
     loop_exits: Vec<Option<(u32, u32, u32)>>,
+    /// Per such node: the most times its test can keep the loop going from
+    /// the loop's entry, where clamps bound it (`Program::test_bounds`).
+    stay_bounds: Vec<Option<u32>>,
     /// Buffers of the batched evaluation.
     rows: Rows,
     /// Rows of the phis' tapes and of the exit tests', apart from the
@@ -625,6 +630,7 @@ pub fn walk_limited(
                 _ => None,
             })
             .collect(),
+        stay_bounds: Vec::new(),
         rows: Rows::default(),
         phi_rows: Rows::default(),
         test_rows: Rows::default(),
@@ -658,6 +664,7 @@ pub fn walk_limited(
         cut: None,
         looks: 0,
     };
+    walker.stay_bounds = stay_bounds(program, &walker.loop_exits);
     let mut warps = warps(program, launch, instructions.len());
     let mut trace = Trace {
         instructions,
@@ -1571,10 +1578,43 @@ impl Walker<'_> {
             return out;
         }
         self.guessed_trips |= known.is_none();
-        known.unwrap_or(if done >= self.budget.unknown_trip {
+        let bounded = self.stay_bounds[node as usize].is_some_and(|most| trips >= most);
+        known.unwrap_or(if done >= self.budget.unknown_trip || bounded {
             out
         } else {
             stay
         })
     }
+}
+
+/// Per node: the most times its loop test can stay in the loop
+/// (`Program::test_bounds`), where the bound is of the loop the test
+/// leaves (`loop_exits`) and counts the outcome that stays.
+fn stay_bounds(program: &Program, loop_exits: &[Option<(u32, u32, u32)>]) -> Vec<Option<u32>> {
+    let mut out = vec![None; program.nodes.len()];
+    for b in &program.test_bounds {
+        let (Some(Some((header, _, stay))), Some(node)) = (
+            loop_exits.get(b.node as usize),
+            program.nodes.get(b.node as usize),
+        ) else {
+            continue;
+        };
+        let Exit::Branch {
+            then, otherwise, ..
+        } = node.exit
+        else {
+            continue;
+        };
+        let stays_on = if *stay == then && then != otherwise {
+            true
+        } else if *stay == otherwise && then != otherwise {
+            false
+        } else {
+            continue;
+        };
+        if *header == b.header && stays_on == b.holds {
+            out[b.node as usize] = Some(b.count);
+        }
+    }
+    out
 }

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use crate::facts::address::{bin, Base, BinOp, Cond, Expr, Sreg, Why, E};
 use crate::facts::geometry::Dim3;
 use crate::llvm::ir::IntPredicate;
-use crate::model::program::{Exit, MemOp, Node, PhiDef, Program};
+use crate::model::program::{Exit, MemOp, Node, PhiDef, Program, TestBound};
 use crate::model::schedule::WarpOrder;
 use crate::model::trace::{Instruction, Kind, Trace, UNKNOWN_REGION};
 use crate::model::unknowns::{BASED_REGION, BASED_SPACING};
@@ -130,6 +130,7 @@ fn counted(trips: i64, ops: impl FnOnce(E) -> Vec<MemOp>) -> Program {
         ],
         vars: 1,
         packed_starts: Vec::new(),
+        test_bounds: Vec::new(),
     }
 }
 
@@ -264,6 +265,7 @@ fn two_phases(live: i64, barrier: bool) -> Program {
         ],
         vars: 0,
         packed_starts: Vec::new(),
+        test_bounds: Vec::new(),
     }
 }
 
@@ -353,6 +355,7 @@ fn csr() -> Program {
         ],
         vars: 1,
         packed_starts: Vec::new(),
+        test_bounds: Vec::new(),
     }
 }
 
@@ -419,6 +422,37 @@ fn csr_row_loop_keeps_its_stride_under_an_unknown_start() {
 }
 
 #[test]
+fn a_bound_test_ends_the_loop_the_guess_would_run_on() {
+    // The CSR loop's test `j + 1 < end` (node 1, a latch of the loop
+    // headed by node 1) cannot be computed: 8 iterations, the guess. With
+    // a bound "holds at most 3 times" (what `trip_bounds` gives for an
+    // end at most 4 past the start), the test stays at trips 0, 1, 2 and
+    // leaves at trips 3: 4 iterations of `val[j]`. A bound of the other
+    // outcome, or of another loop, says nothing of staying: 8 again.
+    let val_events = |bound: TestBound| {
+        let mut p = csr();
+        p.test_bounds = vec![bound];
+        let t = walk(&p, loads(5), &launch(32, WarpOrder::default()), BUDGET);
+        t.events.iter().filter(|e| e.inst == 2).count()
+    };
+    let bound = TestBound {
+        node: 1,
+        header: 1,
+        holds: true,
+        count: 3,
+    };
+    assert_eq!(val_events(bound), 4);
+    assert_eq!(
+        val_events(TestBound {
+            holds: false,
+            ..bound
+        }),
+        8
+    );
+    assert_eq!(val_events(TestBound { header: 0, ..bound }), 8);
+}
+
+#[test]
 fn a_second_entry_gets_new_starts() {
     // The CSR loop inside `for round < 2`: node 1 is the outer header
     // (variable 1 counts rounds) with the row-bound loads, node 2 the row
@@ -467,6 +501,7 @@ fn a_second_entry_gets_new_starts() {
         ],
         vars: 2,
         packed_starts: Vec::new(),
+        test_bounds: Vec::new(),
     };
     let t = walk(&p, loads(3), &launch(32, WarpOrder::default()), BUDGET);
     let val: Vec<_> = t.events.iter().filter(|e| e.inst == 2).collect();
@@ -501,6 +536,7 @@ fn fields_read_through_one_unknown_index_are_drawn_together() {
         )],
         vars: 0,
         packed_starts: Vec::new(),
+        test_bounds: Vec::new(),
     };
     let t = walk(
         &p,
