@@ -1064,3 +1064,69 @@ fn loops_that_clamps_bound_run_what_the_clamps_allow() {
         .unwrap_or_else(|| panic!("no unrolled body in {k:#}"));
     assert!(body.get("in_kernel").is_none(), "{body:#}");
 }
+
+/// One kernel launched with two block shapes
+/// (`testdata/robust/launch_blocks.cu`: row sums, one thread per 128-byte
+/// row of 32 floats; 8 blocks of 128 threads at line 33, then 4 of 256 at
+/// line 34). On the GTX480 description with one 16 KB L1 (128 lines of
+/// 128 B, 4 ways, linear sets) each SM holds one block either way. Before,
+/// the launches' blocks disagreed and the kernel got the default block.
+/// Now the first launch is the nominal one and the second a scenario on
+/// its own block:
+/// - line 33, 4 warps: their rows are 4 x 32 = 128 lines, exactly the L1
+///   (32 sets of 4): cached, each line is filled once, 128 x 128 B =
+///   16,384 B; bypassed, every iteration of every warp fetches one 32-byte
+///   sector per lane, 32 x 4 x 32 x 32 B = 131,072 B;
+/// - line 34, 8 warps: 256 lines, every warp waiting on each load (the
+///   sum uses it), so all 8 warps' lines pass between two loads of one
+///   warp and LRU keeps none: cached, every access fills a line, 32 x 8 x
+///   32 x 128 B = 1,048,576 B; bypassed 32 x 8 x 32 x 32 B = 262,144 B.
+///
+/// Caching costs 4x the best at line 34, bypassing 8x at line 33: the
+/// least worst case caches, and says it hinges on the second launch.
+#[test]
+fn launches_with_different_blocks_are_walked_each_on_its_own_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = dir.path().join("gtx480-one-l1.machine");
+    std::fs::write(&one, format!("{GTX480}l1_slices = 1\n")).unwrap();
+    let r = json_report(
+        &testdata("robust").join("launch_blocks.cu"),
+        "sm_52",
+        &[&format!("--machine={}", one.display())],
+    );
+    let k = kernel(&r, "row_sums");
+    assert_eq!(k["block_dim"], serde_json::json!([128, 1, 1]), "{k:#}");
+    assert!(
+        (k["block_dim_source"].as_str().unwrap()).starts_with(
+            "host launch at line 33, the first of the launches with different blocks (lines 33, 34)"
+        ),
+        "{k:#}"
+    );
+    assert_eq!(bytes(k, "cache_all"), 16_384);
+    assert_eq!(bytes(k, "cache_none"), 131_072);
+    let other = &k["simulated"]["other_launches"][0];
+    assert_eq!(other["line"], 34);
+    assert_eq!(other["block_dim"], serde_json::json!([256, 1, 1]));
+    assert_eq!(other["blocks"], 1);
+    assert_eq!(
+        other["traffic_bytes"]["cache_all"].as_u64(),
+        Some(1_048_576)
+    );
+    assert_eq!(other["traffic_bytes"]["cache_none"].as_u64(), Some(262_144));
+    let robust = &k["simulated"]["robust"];
+    assert_eq!(robust["worst_ratio"].as_f64(), Some(4.0), "{robust:#}");
+    assert_eq!(robust["worst_scenario"], "the host launch at line 34");
+    let walked: Vec<&str> = decisions(k)
+        .into_iter()
+        .filter(|d| *d != "default")
+        .collect();
+    assert!(
+        !walked.is_empty() && walked.iter().all(|d| *d == "cache"),
+        "{k:#}"
+    );
+    assert!(
+        r["warnings"].as_array().unwrap().is_empty(),
+        "{}",
+        r["warnings"]
+    );
+}

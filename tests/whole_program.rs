@@ -356,9 +356,11 @@ fn policy_off_embeds_clangs_cubins() {
 }
 
 /// In a build the launch shapes come from clang's host IR: a block held in
-/// a local variable (which the old text scanner missed) is found, and a
-/// kernel launched with two shapes gets neither, with a warning naming both
-/// lines.
+/// a local variable (which the old text scanner missed) is found; a kernel
+/// launched with two constant shapes at two lines takes the first launch's
+/// and walks the other as a scenario (its block, grid and figures in
+/// `simulated.other_launches`); a kernel whose blocks differ where one is
+/// not a constant (from `argc`) gets none, with a warning naming both lines.
 #[test]
 fn launch_shapes_come_from_the_host_ir() {
     let dir = tempfile::tempdir().unwrap();
@@ -368,12 +370,15 @@ fn launch_shapes_come_from_the_host_ir() {
         "#include <cuda_runtime.h>\n\
          __global__ void k(float *a) { a[blockIdx.x * blockDim.x + threadIdx.x] *= 2.0f; }\n\
          __global__ void j(float *a) { a[blockIdx.x * blockDim.x + threadIdx.x] += 1.0f; }\n\
-         int main() {\n\
+         __global__ void m(float *a) { a[blockIdx.x * blockDim.x + threadIdx.x] -= 1.0f; }\n\
+         int main(int argc, char **argv) {\n\
            float *a; cudaMalloc(&a, 1 << 20);\n\
            int threads = 128;\n\
            k<<<64, 256>>>(a);\n\
            k<<<32, 512>>>(a);\n\
            j<<<1024 / threads, threads>>>(a);\n\
+           m<<<8, 64 * argc>>>(a);\n\
+           m<<<8, 128>>>(a);\n\
            return 0;\n\
          }\n",
     )
@@ -400,13 +405,27 @@ fn launch_shapes_come_from_the_host_ir() {
             .clone()
     };
     assert_eq!(kernel("j(")["block_dim"], serde_json::json!([128, 1, 1]));
-    assert_eq!(kernel("j(")["block_dim_source"], "host launch at line 9");
-    assert_eq!(kernel("k(")["block_dim_source"], "default");
+    assert_eq!(kernel("j(")["block_dim_source"], "host launch at line 10");
+    let k = kernel("k(");
+    assert_eq!(k["block_dim"], serde_json::json!([256, 1, 1]));
+    assert_eq!(k["grid_dim"], serde_json::json!([64, 1, 1]));
+    assert!(
+        (k["block_dim_source"].as_str().unwrap()).starts_with(
+            "host launch at line 8, the first of the launches with different blocks (lines 8, 9)"
+        ),
+        "{k}"
+    );
+    let other = &k["simulated"]["other_launches"][0];
+    assert_eq!(other["line"], 9);
+    assert_eq!(other["block_dim"], serde_json::json!([512, 1, 1]));
+    assert_eq!(other["grid_dim"], serde_json::json!([32, 1, 1]));
+    assert_eq!(kernel("m(")["block_dim_source"], "default");
     let warnings = r["warnings"].to_string();
     assert!(
-        warnings.contains("k: launched with different block shapes (lines 7, 8)"),
+        warnings.contains("m: launched with different block shapes (lines 11, 12)"),
         "{warnings}"
     );
+    assert!(!warnings.contains("k: launched"), "{warnings}");
 }
 
 /// The lines of clang's or the driver's messages that hold `needle`.

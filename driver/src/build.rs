@@ -439,9 +439,9 @@ fn outside(at: &crate::host_launch::Site, input: &Path) -> Option<String> {
 /// The block and grid shapes and the integer arguments of `input`'s
 /// launches, from clang's host IR (`host_launch`): a kernel gets a shape
 /// when every launch of it has that same constant shape. Launches with
-/// different constant grids pass each one, by line (the model takes the
-/// first launch's and weighs the others as scenarios); other launches that
-/// disagree give a warning and no shape (the model then falls back to
+/// different constant grids or blocks pass each one, by line (the model
+/// takes the first launch's and weighs the others as scenarios); other
+/// launches that disagree give a warning and no shape (the model then falls back to
 /// `__launch_bounds__` or its default, unless `--block-dim=NAME=` says).
 /// Arguments go to the analysis launch by launch, which takes a value only
 /// where all launches of a kernel agree, and says why where they do not.
@@ -565,10 +565,10 @@ fn host_launches(
             let first = shape_of(of[0]);
             if of.iter().all(|l| shape_of(l) == first) {
                 out.extend(first.map(|d| shape(d, line)));
-            } else if what == "grid" && grids_by_line(&of, input) {
-                // Every launch's constant grid, by its line: the model takes
-                // the first launch's with its arguments, and walks each
-                // other launch's as a scenario (`analysis::launch`).
+            } else if shapes_by_line(&of, input) {
+                // Every launch's constant shape, by its line: the model
+                // takes the first launch's with its arguments, and walks
+                // each other launch's as a scenario (`analysis::launch`).
                 for l in &of {
                     if let (Some(d), Some(at)) = (shape_of(l), &l.at) {
                         out.push(shape(d, at.line));
@@ -587,25 +587,36 @@ fn host_launches(
     Ok((host, warnings))
 }
 
-/// Whether the launches `of` (of one kernel, with different grids) may
-/// each pass its grid by line: every grid a constant, every launch at a
-/// line of the compiled file (lines of a header would be compared with
-/// its lines), no line with two different grids (a macro, an unrolled
-/// loop: which grid goes with which arguments is not known), and one block
-/// shape for all (else the model's block is a default no launch uses).
-fn grids_by_line(of: &[&crate::host_launch::HostLaunch], input: &Path) -> bool {
-    let lines: Option<Vec<(u32, crate::launch::Shape)>> = (of.iter())
+/// Whether the launches `of` (of one kernel, with different grids or
+/// blocks) may each pass its shapes by line: every launch at a line of the
+/// compiled file (lines of a header would be compared with its lines), a
+/// shape that differs between launches a constant in each (and the block
+/// where grids differ), no line with two different shapes (a macro, an unrolled loop: which shape goes with which
+/// arguments is not known).
+fn shapes_by_line(of: &[&crate::host_launch::HostLaunch], input: &Path) -> bool {
+    let lines: Option<Vec<(u32, &crate::host_launch::HostLaunch)>> = (of.iter())
         .map(|l| {
             let at = l.at.as_ref().filter(|a| outside(a, input).is_none())?;
-            Some((at.line, l.grid?))
+            Some((at.line, *l))
         })
         .collect();
     let Some(lines) = lines else {
         return false;
     };
-    let one_per_line = (lines.iter()).all(|a| lines.iter().all(|b| a.0 != b.0 || a.1 == b.1));
-    let block = of[0].block;
-    one_per_line && block.is_some() && of.iter().all(|l| l.block == block)
+    let constant_where_they_differ = |shape: fn(&crate::host_launch::HostLaunch) -> _| {
+        let first: Option<crate::launch::Shape> = shape(of[0]);
+        of.iter().all(|l| shape(l) == first) || of.iter().all(|l| shape(l).is_some())
+    };
+    // Different grids with no constant block would give the model a
+    // default block no launch uses.
+    let blocks_known = of.iter().all(|l| l.block.is_some());
+    let grids_same = of.iter().all(|l| l.grid == of[0].grid);
+    constant_where_they_differ(|l| l.grid)
+        && constant_where_they_differ(|l| l.block)
+        && (grids_same || blocks_known)
+        && (lines.iter()).all(|(a, x)| {
+            (lines.iter()).all(|(b, y)| a != b || (x.grid == y.grid && x.block == y.block))
+        })
 }
 
 /// fatbinary's name for an arch: `sm=80`, `sm=90a`.

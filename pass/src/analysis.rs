@@ -231,24 +231,39 @@ fn grid_source(opts: &Options, unit: &Unit) -> String {
     }
     let symbol = unit.function.name();
     let grids = crate::facts::kernels::launch_grids(opts, &symbol);
-    let lines = |g: &[(u32, Dim3)]| {
-        let l: Vec<String> = g.iter().map(|g| g.0.to_string()).collect();
-        l.join(", ")
-    };
-    match grids.first() {
-        None => "user".into(),
-        Some(first) if grids.iter().all(|g| g.1 == first.1) => {
-            format!("host launch at line {}", first.0)
-        }
-        Some(_) => {
-            let line =
-                crate::facts::kernels::nominal_launch_line(opts, &symbol).unwrap_or_default();
-            format!(
-                "host launch at line {line}, the first of the launches with different grids (lines {}); the others (up to three, by line) are scenarios under auto",
-                lines(&grids)
-            )
-        }
+    launches_source(opts, &symbol, &grids, "grids").unwrap_or_else(|| "user".into())
+}
+
+/// Where `unit`'s block came from: as `grid_source`, from `unit.source`
+/// where the launches did not give it.
+fn block_source(opts: &Options, unit: &Unit) -> String {
+    let symbol = unit.function.name();
+    let blocks = crate::facts::kernels::launch_blocks(opts, &symbol);
+    match unit.source {
+        BlockSource::HostLaunch(_) => launches_source(opts, &symbol, &blocks, "blocks"),
+        _ => None,
     }
+    .unwrap_or_else(|| unit.source.name())
+}
+
+/// "host launch at line L", and where the launches' `shapes` differ, that
+/// it is the first and the others are scenarios; `None` without shapes.
+fn launches_source(
+    opts: &Options,
+    symbol: &str,
+    shapes: &[(u32, Dim3)],
+    what: &str,
+) -> Option<String> {
+    let first = shapes.first()?;
+    if shapes.iter().all(|g| g.1 == first.1) {
+        return Some(format!("host launch at line {}", first.0));
+    }
+    let line = crate::facts::kernels::nominal_launch_line(opts, symbol).unwrap_or_default();
+    let lines: Vec<String> = shapes.iter().map(|g| g.0.to_string()).collect();
+    Some(format!(
+        "host launch at line {line}, the first of the launches with different {what} (lines {}); the others (up to three, by line) are scenarios under auto",
+        lines.join(", ")
+    ))
 }
 
 fn reads_grid(e: &Expr) -> bool {
@@ -651,7 +666,7 @@ fn analyze_unit(
             .into(),
             block_dim: unit.block.as_array(),
             block_dim_source: match &unit.geometry_of {
-                None => unit.source.name(),
+                None => block_source(set.opts, unit),
                 Some((kernel, true)) => format!("{}, of its caller {kernel}", unit.source.name()),
                 Some((kernel, false)) => format!(
                     "{}, of kernel {kernel}, which does not call it directly",

@@ -135,6 +135,9 @@ pub struct OtherLaunch {
     /// Its grid, where known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grid_dim: Option<[u32; 3]>,
+    /// Its block, where it differs from the kernel's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_dim: Option<[u32; 3]>,
     /// Blocks of the walk (SM 0's co-resident blocks of that grid).
     pub blocks: u32,
     pub traffic_bytes: PolicyTraffic,

@@ -6,6 +6,7 @@
 //! per-load walk and the whole-kernel step each read as a file of their own.
 
 use super::*;
+use crate::model::sm_model::Variant;
 
 /// What a kernel's model shares with the module: the budget, the loads of
 /// device functions it may follow into, and its verdicts on those.
@@ -127,7 +128,12 @@ impl Walk<'_> {
             grid: self.unit.grid,
             args: self.args.clone(),
             variants: (self.variants.iter())
-                .map(|v| (v.line, v.args.clone(), v.grid))
+                .map(|v| Variant {
+                    line: v.line,
+                    args: v.args.clone(),
+                    grid: v.grid,
+                    block: v.block,
+                })
                 .collect(),
             memory: self.memory.clone(),
             extents: (set.opts.launch_extents.iter())

@@ -5,7 +5,7 @@
 //! beyond CUDA's limits). Moved out of `analysis.rs` as it was.
 
 use super::*;
-use crate::facts::kernels::{grid_at, launch_grids, nominal_launch_line};
+use crate::facts::kernels::{launch_blocks, launch_grids, nominal_launch_line, shape_at};
 
 /// What the file's host launches say about one integer parameter of a
 /// kernel the user gave no value for.
@@ -85,6 +85,8 @@ pub struct LaunchVariant {
     pub line: u32,
     pub args: HashMap<u32, i64>,
     pub grid: Option<Dim3>,
+    /// Its block (`None`: the kernel's, as for `grid`).
+    pub block: Option<Dim3>,
 }
 
 /// Values of one function's integer arguments, by parameter index: the
@@ -211,10 +213,14 @@ pub(super) fn argument_values(
     // Launches with other grids are variants too, with the grid of their
     // line (`facts::kernels::launch_grids`: none where the user gave one).
     let grids = launch_grids(opts, &symbol);
-    let nominal_grid = nominal_launch_line(opts, &symbol).and_then(|l| grid_at(&grids, l));
+    let blocks = launch_blocks(opts, &symbol);
+    let nominal_line = nominal_launch_line(opts, &symbol);
+    let nominal_grid = nominal_line.and_then(|l| shape_at(&grids, l));
+    let nominal_block = nominal_line.and_then(|l| shape_at(&blocks, l));
     let mut variants: Vec<LaunchVariant> = Vec::new();
     let mut lines: Vec<u32> = (mine.iter().map(|a| a.line))
         .chain(grids.iter().map(|g| g.0))
+        .chain(blocks.iter().map(|g| g.0))
         .collect();
     lines.sort_unstable();
     lines.dedup();
@@ -232,18 +238,27 @@ pub(super) fn argument_values(
         // A line whose grid is not known while others' are (two launches
         // there with different grids) is no variant: which goes with its
         // arguments is not known either.
-        let grid = if grids.is_empty() {
-            None
-        } else {
-            match grid_at(&grids, line) {
-                Some(g) => Some(g),
-                None => continue,
+        // Likewise its block.
+        let at = |shapes: &[(u32, Dim3)]| -> Result<Option<Dim3>, ()> {
+            if shapes.is_empty() {
+                return Ok(None);
             }
+            shape_at(shapes, line).map(Some).ok_or(())
         };
-        let known = (args == out && grid.or(nominal_grid) == nominal_grid)
-            || variants.iter().any(|v| v.args == args && v.grid == grid);
+        let (Ok(grid), Ok(block)) = (at(&grids), at(&blocks)) else {
+            continue;
+        };
+        let known = (args == out
+            && grid.or(nominal_grid) == nominal_grid
+            && block.or(nominal_block) == nominal_block)
+            || (variants.iter()).any(|v| v.args == args && v.grid == grid && v.block == block);
         if complete && !known {
-            variants.push(LaunchVariant { line, args, grid });
+            variants.push(LaunchVariant {
+                line,
+                args,
+                grid,
+                block,
+            });
         }
     }
     (out, facts, variants)

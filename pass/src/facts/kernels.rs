@@ -36,13 +36,6 @@ impl BlockSource {
     }
 }
 
-fn origin_source(o: ShapeOrigin) -> BlockSource {
-    match o {
-        ShapeOrigin::User => BlockSource::User,
-        ShapeOrigin::HostLaunch { line } => BlockSource::HostLaunch(line),
-    }
-}
-
 /// The shape given for the kernel `symbol`: the user's first, then the
 /// first host launch.
 pub fn shape_for<'a>(shapes: &'a [KernelShape], symbol: &str) -> Option<&'a KernelShape> {
@@ -185,11 +178,22 @@ pub fn find(module: Module) -> Vec<Kernel> {
 /// kernel's grid (`Kernel::grid`), the others go with the launch variants
 /// (`analysis::launch`).
 pub fn launch_grids(opts: &Options, symbol: &str) -> Vec<(u32, Dim3)> {
-    let user = shape_for(&opts.kernel_grids, symbol).is_some_and(|k| k.origin == ShapeOrigin::User);
-    if user || opts.grid.is_some() {
+    launch_shapes(&opts.kernel_grids, opts.grid.is_some(), symbol)
+}
+
+/// The blocks the host launches of `symbol` give, by line, as
+/// `launch_grids` gives grids: several where launches pass different
+/// constant blocks, the nominal launch's the kernel's (`Kernel::block`).
+pub fn launch_blocks(opts: &Options, symbol: &str) -> Vec<(u32, Dim3)> {
+    launch_shapes(&opts.kernel_blocks, opts.block.is_some(), symbol)
+}
+
+fn launch_shapes(shapes: &[KernelShape], for_all: bool, symbol: &str) -> Vec<(u32, Dim3)> {
+    let user = shape_for(shapes, symbol).is_some_and(|k| k.origin == ShapeOrigin::User);
+    if user || for_all {
         return Vec::new();
     }
-    let mut out: Vec<(u32, Dim3)> = (opts.kernel_grids.iter())
+    let mut out: Vec<(u32, Dim3)> = (shapes.iter())
         .filter(|k| names_kernel(symbol, &k.kernel))
         .filter_map(|k| match k.origin {
             ShapeOrigin::HostLaunch { line } => Some((line, k.dim)),
@@ -209,14 +213,16 @@ pub fn nominal_launch_line(opts: &Options, symbol: &str) -> Option<u32> {
         .filter(|a| names_kernel(symbol, &a.kernel))
         .map(|a| a.line);
     let grids = launch_grids(opts, symbol).into_iter().map(|g| g.0);
-    args.chain(grids).min()
+    let blocks = launch_blocks(opts, symbol).into_iter().map(|g| g.0);
+    args.chain(grids).chain(blocks).min()
 }
 
-/// The grid of the launch at `line` among `grids` (`launch_grids`): the
-/// one grid where every entry agrees (the driver then passes one, at the
-/// line of the launch it met first); else the entry at `line`, `None` where
-/// there is none or two launches at that line differ.
-pub fn grid_at(grids: &[(u32, Dim3)], line: u32) -> Option<Dim3> {
+/// The grid (or block) of the launch at `line` among `grids`
+/// (`launch_grids`, `launch_blocks`): the one shape where every entry
+/// agrees (the driver then passes one, at the line of the launch it met
+/// first); else the entry at `line`, `None` where there is none or two
+/// launches at that line differ.
+pub fn shape_at(grids: &[(u32, Dim3)], line: u32) -> Option<Dim3> {
     let first = grids.first()?.1;
     if grids.iter().all(|g| g.1 == first) {
         return Some(first);
@@ -240,9 +246,23 @@ impl Kernel {
             _ => {
                 let grids = launch_grids(opts, &symbol);
                 let line = nominal_launch_line(opts, &symbol).unwrap_or_default();
-                grid_at(&grids, line)
+                shape_at(&grids, line)
             }
         }
+    }
+
+    /// The host launches' block: the one every launch passes, or where
+    /// they pass different ones, the nominal launch's (`None` where its
+    /// line has none, or two that differ), with the line it came from.
+    fn launch_block(&self, opts: &Options) -> Option<(u32, Dim3)> {
+        let symbol = self.function.name();
+        let blocks = launch_blocks(opts, &symbol);
+        let first = *blocks.first()?;
+        if blocks.iter().all(|b| b.1 == first.1) {
+            return Some(first);
+        }
+        let line = nominal_launch_line(opts, &symbol).unwrap_or_default();
+        shape_at(&blocks, line).map(|d| (line, d))
     }
 
     /// The block size the analysis assumes, and why.
@@ -255,8 +275,8 @@ impl Kernel {
             (k.dim, BlockSource::User)
         } else if let Some(d) = opts.block {
             (d, BlockSource::User)
-        } else if let Some(k) = own {
-            (k.dim, origin_source(k.origin))
+        } else if let Some((line, d)) = self.launch_block(opts) {
+            (d, BlockSource::HostLaunch(line))
         } else if let Some(d) = self.reqntid.filter(valid) {
             (d, BlockSource::Reqntid)
         } else if let Some(d) = self.maxntid.filter(valid) {
@@ -304,21 +324,21 @@ mod tests {
             ..Options::default()
         };
         let grids = launch_grids(&opts, "_Z4gemmPf");
-        assert_eq!(grid_at(&grids, 94), Some(grid(9, 13)));
+        assert_eq!(shape_at(&grids, 94), Some(grid(9, 13)));
         // Two (the driver's order need not be the source's): each launch's
         // own; the nominal launch is the first line of any launch.
         opts.kernel_grids = vec![shape(94, grid(4, 4)), shape(93, grid(9, 13))];
         let grids = launch_grids(&opts, "_Z4gemmPf");
         assert_eq!(grids, [(93, grid(9, 13)), (94, grid(4, 4))]);
         assert_eq!(nominal_launch_line(&opts, "_Z4gemmPf"), Some(93));
-        assert_eq!(grid_at(&grids, 94), Some(grid(4, 4)));
-        assert_eq!(grid_at(&grids, 95), None);
+        assert_eq!(shape_at(&grids, 94), Some(grid(4, 4)));
+        assert_eq!(shape_at(&grids, 95), None);
         // A launch with arguments before both grids: its grid is unknown.
         opts.launch_args.push(arg(80));
         assert_eq!(nominal_launch_line(&opts, "_Z4gemmPf"), Some(80));
         // Two launches at one line with different grids: neither.
         opts.kernel_grids.push(shape(93, grid(2, 2)));
-        assert_eq!(grid_at(&launch_grids(&opts, "_Z4gemmPf"), 93), None);
+        assert_eq!(shape_at(&launch_grids(&opts, "_Z4gemmPf"), 93), None);
         // The user's grid wins over every launch's.
         opts.kernel_grids.push(KernelShape {
             kernel: "gemm".into(),
@@ -326,6 +346,30 @@ mod tests {
             origin: ShapeOrigin::User,
         });
         assert!(launch_grids(&opts, "_Z4gemmPf").is_empty());
+    }
+
+    #[test]
+    fn launches_with_different_blocks_give_each_its_line() {
+        let block = |x| Dim3 { x, y: 1, z: 1 };
+        let shape = |line, dim| KernelShape {
+            kernel: "sums".into(),
+            dim,
+            origin: ShapeOrigin::HostLaunch { line },
+        };
+        // Blocks of 256 at line 34 and 128 at line 33: by line, the first
+        // line the nominal launch; grids count for it too.
+        let mut opts = Options {
+            kernel_blocks: vec![shape(34, block(256)), shape(33, block(128))],
+            kernel_grids: vec![shape(34, block(4)), shape(33, block(8))],
+            ..Options::default()
+        };
+        let blocks = launch_blocks(&opts, "_Z4sumsPf");
+        assert_eq!(blocks, [(33, block(128)), (34, block(256))]);
+        assert_eq!(nominal_launch_line(&opts, "_Z4sumsPf"), Some(33));
+        assert_eq!(shape_at(&blocks, 34), Some(block(256)));
+        // A block for every kernel (`--block-dim=`) takes precedence.
+        opts.block = Some(block(64));
+        assert!(launch_blocks(&opts, "_Z4sumsPf").is_empty());
     }
 
     #[test]

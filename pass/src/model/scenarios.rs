@@ -22,7 +22,7 @@ pub(crate) fn scenarios<'t>(
     trace: &'t Trace,
     rr: Option<&'t Trace>,
     [gathers_local, starts_packed]: [Option<&'t Trace>; 2],
-    launches: &'t [(u32, Trace)],
+    launches: &'t [(u32, Trace, L1Config)],
 ) -> Vec<Scenario<'t>> {
     let nominal = Scenario {
         assumption: Assumption::Nominal,
@@ -90,11 +90,13 @@ pub(crate) fn scenarios<'t>(
             config,
         });
     }
-    for (line, t) in launches {
+    // Another launch on its own L1 (another block may get another
+    // carveout).
+    for (line, t, config) in launches {
         out.push(Scenario {
             assumption: Assumption::Launch { line: *line },
             trace: t,
-            config,
+            config: *config,
         });
     }
     if let Some(packed) = starts_packed {

@@ -85,10 +85,10 @@ pub struct KernelInputs<'a> {
     pub block: Dim3,
     pub grid: Option<Dim3>,
     pub args: HashMap<u32, i64>,
-    /// Other host launches' argument values and grids (`None`: `grid`),
-    /// where launches pass different constants (`args` and `grid` hold the
-    /// first's): each a scenario under `auto`, by the launch's line.
-    pub variants: Vec<(u32, HashMap<u32, i64>, Option<Dim3>)>,
+    /// Other host launches' values where launches pass different
+    /// constants (`args`, `grid` and `block` hold the first's): each a
+    /// scenario under `auto`, by the launch's line.
+    pub variants: Vec<Variant>,
     pub memory: Option<Rc<Memory>>,
     /// Bytes of the allocation each pointer parameter (by index) is given
     /// at the launch, where the host code shows them (`walk::Launch::extents`).
@@ -102,6 +102,16 @@ pub struct KernelInputs<'a> {
     /// Report entries whose one-load flip `auto` prices (`SmResult::flips`):
     /// loads of device functions other kernels call too.
     pub weigh_flips: Vec<usize>,
+}
+
+/// Another host launch of the kernel: its line, its integer arguments, its
+/// grid and block (`None`: the kernel's).
+#[derive(Clone, Debug)]
+pub struct Variant {
+    pub line: u32,
+    pub args: HashMap<u32, i64>,
+    pub grid: Option<Dim3>,
+    pub block: Option<Dim3>,
 }
 
 /// What one load's decision costs the kernel, in the nominal scenario:
@@ -324,8 +334,9 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     // Instructions another launch's walk ran (a loop only a larger radius
     // enters): the choice decides them too.
     let mut variant_ran = vec![false; trace.instructions.len()];
-    // The other launches walked as scenarios: line, grid, trace.
-    let mut other_traces: Vec<(u32, Option<Dim3>, Trace)> = Vec::new();
+    // The other launches walked as scenarios: line, grid, block, their L1,
+    // trace.
+    let mut other_traces: Vec<(u32, Option<Dim3>, Dim3, L1Config, Trace)> = Vec::new();
     let robust = if k.auto && usable && m.cut.is_none() {
         // The round-robin trace, for its scenario: walked like the nominal
         // one, within what the nominal walk left of the evaluation grant
@@ -368,18 +379,43 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         // multiple of the nominal walk's cost: a first launch that runs no
         // loop would starve a second that does). A walk the grant cuts is
         // no scenario, and the loads only it ran stay undecided.
-        let mut launches: Vec<(u32, Trace)> = Vec::new();
+        let mut launches: Vec<(u32, Trace, L1Config)> = Vec::new();
         let variants = k.variants.len().min(MAX_LAUNCH_SCENARIOS) as u64;
         let share = left(walked_evaluations + rr_evaluations) / variants.max(1);
-        for (line, args, grid) in k.variants.iter().take(MAX_LAUNCH_SCENARIOS) {
-            // `None`: the kernel's grid (the user's, or the one every
-            // launch shares).
-            let grid = grid.or(launch.grid);
+        for v in k.variants.iter().take(MAX_LAUNCH_SCENARIOS) {
+            // `None`: the kernel's grid or block (the user's, or the one
+            // every launch shares).
+            let grid = v.grid.or(launch.grid);
+            let block = v.block.unwrap_or(launch.block);
+            // Another block is another occupancy and carveout: its own
+            // resident blocks and L1.
+            let (blocks_per_sm, config) = if block == launch.block {
+                (occ.blocks_per_sm, config)
+            } else {
+                let Some(o) = u32::try_from(block.count())
+                    .ok()
+                    .and_then(|t| occupancy(hw, t, k.registers, k.static_shared_bytes).ok())
+                else {
+                    continue;
+                };
+                let bytes = o.l1_bytes_per_sm / hw.line_bytes * hw.line_bytes;
+                let Ok(capacity) = u32::try_from(bytes) else {
+                    continue;
+                };
+                (
+                    o.blocks_per_sm,
+                    L1Config {
+                        capacity_bytes: l1_config(k, capacity).capacity_bytes,
+                        ..config
+                    },
+                )
+            };
             let w = side_walk(
                 &Launch {
-                    args: args.clone(),
+                    args: v.args.clone(),
                     grid,
-                    blocks: resident_blocks(occ.blocks_per_sm, hw.sm_count(), grid),
+                    block,
+                    blocks: resident_blocks(blocks_per_sm, hw.sm_count(), grid),
                     ..launch.clone()
                 },
                 share,
@@ -392,8 +428,8 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
                     }
                 }
                 let t = as_nominal(w);
-                other_traces.push((*line, grid, t.clone()));
-                launches.push((*line, t));
+                other_traces.push((v.line, grid, block, config, t.clone()));
+                launches.push((v.line, t, config));
             }
         }
         let local = gathers_local(&trace, &gathers);
@@ -573,8 +609,8 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     // Each other launch's bytes under every policy, on its own walk (one
     // SM's blocks of its grid): what a run of that launch would move.
     let mut other_launches = Vec::new();
-    for (line, grid, t) in &other_traces {
-        let n = t.instructions.len();
+    for (line, grid, block, config, t) in &other_traces {
+        let (config, n) = (*config, t.instructions.len());
         let verdict =
             |v: &[Option<bool>]| verdict_choice(v, n, config.default_load_allocates, usable);
         let bytes =
@@ -582,6 +618,7 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         other_launches.push(OtherLaunch {
             line: *line,
             grid_dim: grid.map(|g| g.as_array()),
+            block_dim: (*block != launch.block).then(|| block.as_array()),
             blocks: t.blocks,
             traffic_bytes: PolicyTraffic {
                 auto: bytes(&m.auto)?,
