@@ -141,9 +141,11 @@ impl Simulated {
             let grid = o
                 .grid_dim
                 .map_or(String::new(), |[x, y, z]| format!("grid {x}x{y}x{z}, "));
+            let block =
+                (o.block_dim).map_or(String::new(), |[x, y, z]| format!("block {x}x{y}x{z}, "));
             let _ = writeln!(
                 s,
-                "  launch at line {} ({grid}{} blocks on one SM): auto {}, cache-all {}, cache-none {}, conservative {}, aggressive {}, decided {}",
+                "  launch at line {} ({grid}{block}{} blocks on one SM): auto {}, cache-all {}, cache-none {}, conservative {}, aggressive {}, decided {}",
                 o.line, o.blocks, t.auto, t.cache_all, t.cache_none, t.conservative, t.aggressive, t.decided
             );
         }
