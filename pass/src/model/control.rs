@@ -17,7 +17,7 @@ use crate::facts::address::{unknown, Cond, Folder, Why, E};
 use crate::llvm::ir::{Block, Opcode, Value};
 use crate::model::program::{Exit, MemOp, Node, PackedStart, PhiDef, Program, TestBound};
 use crate::model::trace::Kind;
-use crate::model::trip_bounds::{decided, test_bound};
+use crate::model::trip_bounds::{decided, test_bound, Dominators, Facts};
 use crate::model::vector_loads::{
     roles, stops_merging, stores_to_shared, Mergeable, Merged, Piece, Role,
 };
@@ -214,6 +214,7 @@ impl Builder<'_, '_, '_> {
             }
         }
         let blocks = f.blocks();
+        let dominators = Dominators::of(f);
         let base = self.nodes.len() as u32;
         let index: HashMap<Block, u32> = blocks.iter().copied().zip(base..).collect();
         self.nodes.extend(blocks.iter().map(|_| Node::empty()));
@@ -221,7 +222,7 @@ impl Builder<'_, '_, '_> {
         let mut tails = HashMap::new();
         let mut returns = Vec::new();
         for &b in &blocks {
-            let tail = self.block(b, &index, &plan, &mut built);
+            let tail = self.block(b, &index, &plan, &dominators, &mut built);
             tails.insert(index[&b], tail);
             if self.stack.len() > 1 && matches!(self.nodes[tail as usize].exit, Exit::Return) {
                 let value = b
@@ -255,6 +256,7 @@ impl Builder<'_, '_, '_> {
         b: Block,
         index: &HashMap<Block, u32>,
         plan: &HashSet<Value>,
+        dominators: &Dominators,
         built: &mut Built,
     ) -> u32 {
         let mut current = index[&b];
@@ -334,15 +336,14 @@ impl Builder<'_, '_, '_> {
             }
         }
         let ops = self.ops(&mut part, built);
+        let facts = dominators.facts_at(b);
         self.nodes[current as usize] = Node {
             phis,
             ops,
             barriers: Vec::new(),
-            exit: exit(b, index, self.folder),
+            exit: exit(b, index, self.folder, &facts),
         };
-        let bound = b
-            .conditional_branch()
-            .and_then(|(cond, ..)| test_bound(cond));
+        let bound = (b.conditional_branch()).and_then(|(cond, ..)| test_bound(cond, &facts));
         if let Some(bound) = bound {
             if let Some(&header) = index.get(&bound.header) {
                 self.test_bounds.push(TestBound {
@@ -716,13 +717,13 @@ fn is_block_barrier(inst: Value) -> bool {
     )
 }
 
-fn exit(b: Block, index: &HashMap<Block, u32>, folder: &mut Folder) -> Exit {
+fn exit(b: Block, index: &HashMap<Block, u32>, folder: &mut Folder, facts: &Facts) -> Exit {
     let at = |x: Block| index.get(&x).copied();
     if let Some((cond, then, otherwise)) = b.conditional_branch() {
         if let (Some(then), Some(otherwise)) = (at(then), at(otherwise)) {
             // A test the clamps decide (`trip_bounds::decided`), though
             // its operands are unknown.
-            let cond = match decided(cond) {
+            let cond = match decided(cond, facts) {
                 Some(holds) => Rc::new(Cond::Const(holds)),
                 None => folder.cond(cond),
             };

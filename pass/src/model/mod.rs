@@ -31,6 +31,8 @@ pub mod sm_model;
 mod test_ir;
 pub mod trace;
 pub mod trip_bounds;
+#[cfg(test)]
+mod trip_bounds_tests;
 pub mod unknowns;
 pub mod vector_loads;
 #[cfg(test)]

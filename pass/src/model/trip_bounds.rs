@@ -19,14 +19,26 @@
 //! form cancels (`j < row_ptr[r + 1]` from `j = row_ptr[r]`: two loads)
 //! there is no bound and the walk keeps its guess.
 //!
-//! Assumed, as the source's `int` arithmetic lets clang assume: no signed
-//! overflow in the induction or the clamps (`add nsw`), and an unsigned
-//! test compares values the clamps keep non-negative. A loop whose test
-//! holds from a start past its end (an `==` test entered with `S > E`)
-//! would wrap; clang guards such loops, and the bound is taken as the
-//! count of the loop that runs.
+//! Facts from the branches that dominate the test ([`Facts`]): on the
+//! side of `if (start > end)` that runs the loop, `start <= end`, so the
+//! trip count `end + 1 - start` clang computes for an unrolled loop is at
+//! least 0. Where a sign matters it must be proven so, from the clamps
+//! and those facts: an unsigned comparison is read only between values
+//! proven non-negative (`seq - 4u > seq + 4u` is true for `seq < 4`, so it
+//! is not read as `-4 > 4`), and `x & 7` is at most `x` only for `x`
+//! proven non-negative (`(c + 1) & 63` with `c` unknown is not).
 //!
-//! Pure over IR values: no program, no walk.
+//! Assumed, as the source's `int` arithmetic lets clang assume: no signed
+//! overflow in the induction, the clamps and the trip count clang derives
+//! from them. A loop whose test holds from a start past its end (an `==`
+//! test entered with `S > E`) would wrap; clang guards such loops, and the
+//! bound is taken as the count of the loop that runs.
+//!
+//! Pure over IR values: no program, no walk. (An adversarial review found
+//! the unsigned and mask cases; each is a test below.)
+
+use std::cell::Cell;
+use std::collections::HashMap;
 
 use crate::llvm::ir::{Block, IntPredicate, Opcode, Value};
 
@@ -50,7 +62,7 @@ const MAX_FORMS: usize = 24;
 
 /// The bound of the loop test `cond` (an `icmp`), if its operands allow
 /// one (see the module comment).
-pub fn test_bound(cond: Value) -> Option<IrTestBound> {
+pub fn test_bound(cond: Value, facts: &Facts) -> Option<IrTestBound> {
     if cond.opcode() != Some(Opcode::LLVMICmp) {
         return None;
     }
@@ -67,13 +79,23 @@ pub fn test_bound(cond: Value) -> Option<IrTestBound> {
         step,
         offset,
     } = iv;
+    let iv_at_start = (start, offset);
     // While the test's `P + o` has not reached the end, from the start:
     // `reach` bounds the distance still to go at t = 0, in steps of
     // `|step|`.
+    if unsigned(pred) && !(facts.non_negative(start) && facts.non_negative(end)) {
+        return None;
+    }
     let (rising, reach) = if step > 0 {
-        (true, difference_bound(end, start)?.checked_sub(offset)?)
+        (
+            true,
+            facts.difference_bound(end, start)?.checked_sub(offset)?,
+        )
     } else {
-        (false, difference_bound(start, end)?.checked_add(offset)?)
+        (
+            false,
+            facts.difference_bound(start, end)?.checked_add(offset)?,
+        )
     };
     let m = step.checked_abs()?;
     // Iterations t >= 0 with t * m < reach, and with t * m <= reach.
@@ -85,9 +107,12 @@ pub fn test_bound(cond: Value) -> Option<IrTestBound> {
         (LLVMIntSLE | LLVMIntULE, true) | (LLVMIntSGE | LLVMIntUGE, false) => (true, up_to),
         (LLVMIntSGE | LLVMIntUGE, true) | (LLVMIntSLE | LLVMIntULE, false) => (false, below),
         (LLVMIntSGT | LLVMIntUGT, true) | (LLVMIntSLT | LLVMIntULT, false) => (false, up_to),
-        // Equality reaches the end only one step at a time.
-        (LLVMIntNE, _) if m == 1 => (true, reach.max(0)),
-        (LLVMIntEQ, _) if m == 1 => (false, reach.max(0)),
+        // Equality reaches the end only one step at a time, and only from
+        // a start the facts put on its side of the end (else the counter
+        // wraps: `for (unsigned k = s; k != e; k++)` with `e < s`).
+        (LLVMIntNE | LLVMIntEQ, _) if m == 1 && reaches(facts, &iv_at_start, end, rising) => {
+            (pred == LLVMIntNE, reach.max(0))
+        }
         _ => return None,
     };
     Some(IrTestBound {
@@ -101,8 +126,9 @@ pub fn test_bound(cond: Value) -> Option<IrTestBound> {
 /// operands may take, by the bounds of their difference (`forms`): `i <
 /// e` where `e - i <= 2` and the other side `< 7`, clang's test whether a
 /// clamped loop runs its unrolled body (`icmp ult (end + 1 - start), 7`).
-/// Unsigned comparisons are taken on non-negative values, as above.
-pub fn decided(cond: Value) -> Option<bool> {
+/// An unsigned comparison is read only between values `facts` prove
+/// non-negative.
+pub fn decided(cond: Value, facts: &Facts) -> Option<bool> {
     if cond.opcode() != Some(Opcode::LLVMICmp) {
         return None;
     }
@@ -110,11 +136,15 @@ pub fn decided(cond: Value) -> Option<bool> {
     if a.const_int().is_some() && b.const_int().is_some() {
         return None;
     }
+    let pred = cond.icmp_predicate();
+    if unsigned(pred) && !(facts.non_negative(a) && facts.non_negative(b)) {
+        return None;
+    }
     // lo <= a - b <= hi.
-    let hi = difference_bound(a, b);
-    let lo = difference_bound(b, a).and_then(|d| d.checked_neg());
+    let hi = facts.difference_bound(a, b);
+    let lo = facts.difference_bound(b, a).and_then(|d| d.checked_neg());
     use IntPredicate::*;
-    let (below, at_most) = match cond.icmp_predicate() {
+    let (below, at_most) = match pred {
         LLVMIntSLT | LLVMIntULT => (true, false),
         LLVMIntSLE | LLVMIntULE => (true, true),
         LLVMIntSGT | LLVMIntUGT => (false, true),
@@ -152,6 +182,18 @@ fn decided_ne(lo: Option<i64>, hi: Option<i64>) -> Option<bool> {
         (Some(l), _) if l > 0 => Some(true),
         (_, Some(h)) if h < 0 => Some(true),
         _ => None,
+    }
+}
+
+/// Whether `start + offset` lies on the side of `end` that the counter
+/// moves towards (at or below it when `rising`), by the facts.
+fn reaches(facts: &Facts, &(start, offset): &(Value, i64), end: Value, rising: bool) -> bool {
+    if rising {
+        // start - end <= d: start + offset - end <= d + offset.
+        (facts.difference_bound(start, end)).is_some_and(|d| d.saturating_add(offset) <= 0)
+    } else {
+        // end - start <= d: end - (start + offset) <= d - offset.
+        (facts.difference_bound(end, start)).is_some_and(|d| d.saturating_sub(offset) <= 0)
     }
 }
 
@@ -218,100 +260,386 @@ fn plus_constant(v: Value) -> Option<(Value, i64)> {
     }
 }
 
-/// A constant `d` with `hi - lo <= d`, from forms of the two that share a
-/// leaf; the least such.
-fn difference_bound(hi: Value, lo: Value) -> Option<i64> {
-    let mut above = Vec::new();
-    let mut below = Vec::new();
-    forms(hi, true, DEPTH, &mut above);
-    forms(lo, false, DEPTH, &mut below);
-    (above.iter())
-        .flat_map(|u| {
-            below
-                .iter()
-                .filter(move |l| l.0 == u.0)
-                .map(move |l| (u, l))
-        })
-        .filter_map(|(u, l)| u.1.checked_sub(l.1))
-        .min()
+/// What the branches that dominate a block say of its values: each fact
+/// `x <= y + k`, with the ways to write `x` and `y` as another value plus
+/// a constant (`exact`), so that a fact on `start = m - 1` also bounds `m`.
+#[derive(Clone, Debug, Default)]
+pub struct Facts {
+    le: Vec<Fact>,
+    /// `v != c`: where `v >= c` (or `<= c`) is known, `v >= c + 1` (a
+    /// remainder loop entered only where `n & 7` is not 0).
+    ne: Vec<(Value, i64)>,
+    /// `forms` calls left in this query (`MAX_STEPS` each): facts make the
+    /// forms of a value branch, and a block under many guards has many.
+    steps: Cell<u32>,
 }
 
-/// Forms `leaf + c` with `v <= leaf + c` (`upper`) or `v >= leaf + c`:
-/// `v` itself, a constant, through `+ c`, sign extension, and `smin`
-/// (upper) or `smax` (lower) of either operand.
-fn forms(v: Value, upper: bool, depth: u32, out: &mut Vec<Form>) {
-    if out.len() >= MAX_FORMS {
-        return;
+/// The most `forms` calls one query makes.
+const MAX_STEPS: u32 = 4096;
+
+#[derive(Clone, Debug)]
+struct Fact {
+    x: Vec<Form>,
+    y: Vec<Form>,
+    k: i64,
+}
+
+impl Facts {
+    /// `x <= y + k`.
+    fn push(&mut self, x: Value, y: Value, k: i64) {
+        self.le.push(Fact {
+            x: exact(x),
+            y: exact(y),
+            k,
+        });
     }
-    if let Some(c) = v.const_int() {
-        out.push((None, c));
-        return;
-    }
-    out.push((Some(v), 0));
-    if depth == 0 {
-        return;
-    }
-    if let Some((x, c)) = plus_constant(v) {
-        let from = out.len();
-        forms(x, upper, depth - 1, out);
-        for f in &mut out[from..] {
-            f.1 = f.1.saturating_add(c);
+
+    /// What the comparison `cond` coming out `holds` says (signed
+    /// comparisons and equality; unsigned ones say nothing here).
+    fn learn(&mut self, cond: Value, holds: bool) {
+        if cond.opcode() != Some(Opcode::LLVMICmp) {
+            return;
         }
-        return;
+        let (a, b) = (cond.operand(0), cond.operand(1));
+        use IntPredicate::*;
+        match (cond.icmp_predicate(), holds) {
+            (LLVMIntSLT, true) | (LLVMIntSGE, false) => self.push(a, b, -1),
+            (LLVMIntSLE, true) | (LLVMIntSGT, false) => self.push(a, b, 0),
+            (LLVMIntSGT, true) | (LLVMIntSLE, false) => self.push(b, a, -1),
+            (LLVMIntSGE, true) | (LLVMIntSLT, false) => self.push(b, a, 0),
+            (LLVMIntEQ, true) | (LLVMIntNE, false) => {
+                self.push(a, b, 0);
+                self.push(b, a, 0);
+            }
+            (LLVMIntEQ, false) | (LLVMIntNE, true) => match (a.const_int(), b.const_int()) {
+                (None, Some(c)) => self.ne.push((a, c)),
+                (Some(c), None) => self.ne.push((b, c)),
+                _ => {}
+            },
+            _ => {}
+        }
     }
-    match v.opcode() {
-        Some(Opcode::LLVMSExt) => forms(v.operand(0), upper, depth - 1, out),
-        // a - b: a's bound less b's opposite one, where their leaves
-        // cancel or b's is a constant.
-        Some(Opcode::LLVMSub) => {
-            let (mut first, mut second) = (Vec::new(), Vec::new());
-            forms(v.operand(0), upper, depth - 1, &mut first);
-            forms(v.operand(1), !upper, depth - 1, &mut second);
-            for a in &first {
-                for b in &second {
-                    let leaf = match (a.0, b.0) {
-                        (x, y) if x == y => None,
-                        (x, None) => x,
-                        _ => continue,
-                    };
-                    if out.len() < MAX_FORMS {
-                        out.push((leaf, a.1.saturating_sub(b.1)));
+
+    /// A constant `d` with `hi - lo <= d`, from forms of the two that
+    /// share a leaf; the least such.
+    fn difference_bound(&self, hi: Value, lo: Value) -> Option<i64> {
+        self.steps.set(MAX_STEPS);
+        let mut above = Vec::new();
+        let mut below = Vec::new();
+        self.forms(hi, true, DEPTH, &mut above);
+        self.forms(lo, false, DEPTH, &mut below);
+        (above.iter())
+            .flat_map(|u| {
+                below
+                    .iter()
+                    .filter(move |l| l.0 == u.0)
+                    .map(move |l| (u, l))
+            })
+            .filter_map(|(u, l)| u.1.checked_sub(l.1))
+            .min()
+    }
+
+    /// Whether `v >= 0` follows from its lower forms.
+    fn non_negative(&self, v: Value) -> bool {
+        self.steps.set(MAX_STEPS);
+        self.at_least_zero(v, DEPTH)
+    }
+
+    /// `non_negative` within the query under way (its steps).
+    fn at_least_zero(&self, v: Value, depth: u32) -> bool {
+        let mut below = Vec::new();
+        self.forms(v, false, depth, &mut below);
+        below.iter().any(|f| f.0.is_none() && f.1 >= 0)
+    }
+
+    /// Forms `leaf + c` with `v <= leaf + c` (`upper`) or `v >= leaf + c`:
+    /// `v` itself, a constant, through `+ c`, sign extension, `a - b`,
+    /// `x & mask`, `smin` (upper) or `smax` (lower) of either operand, and
+    /// the facts.
+    fn forms(&self, v: Value, upper: bool, depth: u32, out: &mut Vec<Form>) {
+        let left = self.steps.get();
+        if out.len() >= MAX_FORMS || left == 0 {
+            return;
+        }
+        self.steps.set(left - 1);
+        if let Some(c) = v.const_int() {
+            out.push((None, c));
+            return;
+        }
+        let from = out.len();
+        out.push((Some(v), 0));
+        if depth == 0 {
+            return;
+        }
+        self.facts_on(v, upper, depth, out);
+        self.derived(v, upper, depth, out);
+        // v != c where its bound is c: one past it.
+        for &(_, c) in self.ne.iter().filter(|n| n.0 == v) {
+            if out[from..].contains(&(None, c)) && out.len() < MAX_FORMS {
+                out.push((None, if upper { c - 1 } else { c + 1 }));
+            }
+        }
+    }
+
+    /// The forms `v`'s own operation gives (see `forms`).
+    fn derived(&self, v: Value, upper: bool, depth: u32, out: &mut Vec<Form>) {
+        if let Some((x, c)) = plus_constant(v) {
+            let from = out.len();
+            self.forms(x, upper, depth - 1, out);
+            shift(&mut out[from..], c);
+            return;
+        }
+        match v.opcode() {
+            Some(Opcode::LLVMSExt) => self.forms(v.operand(0), upper, depth - 1, out),
+            // a - b: a's bound less b's opposite one, where their leaves
+            // cancel or b's is a constant.
+            Some(Opcode::LLVMSub) => {
+                let (mut first, mut second) = (Vec::new(), Vec::new());
+                self.forms(v.operand(0), upper, depth - 1, &mut first);
+                self.forms(v.operand(1), !upper, depth - 1, &mut second);
+                for a in &first {
+                    for b in &second {
+                        let leaf = match (a.0, b.0) {
+                            (x, y) if x == y => None,
+                            (x, None) => x,
+                            _ => continue,
+                        };
+                        if out.len() < MAX_FORMS {
+                            out.push((leaf, a.1.saturating_sub(b.1)));
+                        }
                     }
                 }
             }
-        }
-        // x & mask, mask >= 0: at most the mask, and at least 0; at most x
-        // where x >= 0 (a trip count's remainder, `n & 7`: assumed).
-        Some(Opcode::LLVMAnd) => {
-            let mask = v.operand(1).const_int().or(v.operand(0).const_int());
-            let other = if v.operand(1).const_int().is_some() {
-                v.operand(0)
-            } else {
-                v.operand(1)
-            };
-            if let Some(mask) = mask.filter(|&m| m >= 0) {
-                if upper {
-                    out.push((None, mask));
-                    forms(other, true, depth - 1, out);
-                } else {
+            // x & mask, mask >= 0: between 0 and the mask, and at most x
+            // where x is proven non-negative (a trip count's remainder,
+            // `n & 7`; `(c + 1) & 63` with `c` unknown may exceed `c + 1`).
+            Some(Opcode::LLVMAnd) => {
+                let (a, b) = (v.operand(0), v.operand(1));
+                let (mask, other) = match (a.const_int(), b.const_int()) {
+                    (_, Some(m)) => (m, a),
+                    (Some(m), None) => (m, b),
+                    _ => return,
+                };
+                if mask < 0 {
+                    return;
+                }
+                if !upper {
                     out.push((None, 0));
+                } else {
+                    out.push((None, mask));
+                    if self.at_least_zero(other, depth - 1) {
+                        self.forms(other, true, depth - 1, out);
+                    }
+                }
+            }
+            Some(Opcode::LLVMCall) => {
+                let name = v.called_value().intrinsic_name().unwrap_or_default();
+                let clamps = if upper {
+                    name.starts_with("llvm.smin.")
+                } else {
+                    name.starts_with("llvm.smax.")
+                };
+                if clamps {
+                    self.forms(v.operand(0), upper, depth - 1, out);
+                    self.forms(v.operand(1), upper, depth - 1, out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The forms the facts give `v`: from `x <= y + k` with `x = v + c`,
+    /// `v <= y + k - c` (upper); from `y = v + c`, `v >= x - k - c`.
+    fn facts_on(&self, v: Value, upper: bool, depth: u32, out: &mut Vec<Form>) {
+        for f in &self.le {
+            let (mine, other, k) = if upper {
+                (&f.x, &f.y, f.k)
+            } else {
+                (&f.y, &f.x, -f.k)
+            };
+            for &(leaf, c) in mine {
+                if leaf != Some(v) {
+                    continue;
+                }
+                // `forms` follows the other side's own `+ c` chain.
+                let Some((Some(o), _)) = other.first() else {
+                    continue;
+                };
+                let from = out.len();
+                self.forms(*o, upper, depth - 1, out);
+                shift(&mut out[from..], k.saturating_sub(c));
+            }
+        }
+    }
+}
+
+fn shift(forms: &mut [Form], by: i64) {
+    for f in forms {
+        f.1 = f.1.saturating_add(by);
+    }
+}
+
+/// `x` as `leaf + c`, every way its chain of `+ c` gives (`x` itself
+/// first).
+fn exact(x: Value) -> Vec<Form> {
+    let mut out = vec![(Some(x), 0)];
+    let (mut v, mut c) = (x, 0i64);
+    for _ in 0..DEPTH {
+        let Some((inner, k)) = plus_constant(v) else {
+            break;
+        };
+        c = c.saturating_add(k);
+        v = inner;
+        // x = inner + c.
+        out.push((Some(v), c));
+    }
+    out
+}
+
+/// The blocks that dominate each block of a function (Cooper, Harvey and
+/// Kennedy, "A Simple, Fast Dominance Algorithm", 2001), for the facts
+/// that hold where a test is.
+pub struct Dominators {
+    blocks: Vec<Block>,
+    index: HashMap<Block, usize>,
+    preds: Vec<Vec<usize>>,
+    idom: Vec<Option<usize>>,
+}
+
+impl Dominators {
+    pub fn of(f: Value) -> Dominators {
+        let blocks = f.blocks();
+        let index: HashMap<Block, usize> =
+            blocks.iter().enumerate().map(|(i, b)| (*b, i)).collect();
+        let succs: Vec<Vec<usize>> = (blocks.iter())
+            .map(|b| {
+                b.successors()
+                    .iter()
+                    .filter_map(|s| index.get(s).copied())
+                    .collect()
+            })
+            .collect();
+        let mut preds = vec![Vec::new(); blocks.len()];
+        for (b, ss) in succs.iter().enumerate() {
+            for &s in ss {
+                if !preds[s].contains(&b) {
+                    preds[s].push(b);
                 }
             }
         }
-        Some(Opcode::LLVMCall) => {
-            let name = v.called_value().intrinsic_name().unwrap_or_default();
-            let clamps = if upper {
-                name.starts_with("llvm.smin.")
+        // Post-order numbers from the entry.
+        let mut post = vec![usize::MAX; blocks.len()];
+        let mut order = Vec::new();
+        let mut seen = vec![false; blocks.len()];
+        let mut stack: Vec<(usize, usize)> = Vec::new();
+        if !blocks.is_empty() {
+            seen[0] = true;
+            stack.push((0, 0));
+        }
+        while let Some((b, next)) = stack.pop() {
+            if let Some(&s) = succs[b].get(next) {
+                stack.push((b, next + 1));
+                if !seen[s] {
+                    seen[s] = true;
+                    stack.push((s, 0));
+                }
             } else {
-                name.starts_with("llvm.smax.")
-            };
-            if clamps {
-                forms(v.operand(0), upper, depth - 1, out);
-                forms(v.operand(1), upper, depth - 1, out);
+                post[b] = order.len();
+                order.push(b);
             }
         }
-        _ => {}
+        let mut idom: Vec<Option<usize>> = vec![None; blocks.len()];
+        if !blocks.is_empty() {
+            idom[0] = Some(0);
+        }
+        let intersect = |idom: &[Option<usize>], mut a: usize, mut b: usize| -> usize {
+            while a != b {
+                while post[a] < post[b] {
+                    a = idom[a].unwrap_or(0);
+                }
+                while post[b] < post[a] {
+                    b = idom[b].unwrap_or(0);
+                }
+            }
+            a
+        };
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in order.iter().rev().filter(|&&b| b != 0) {
+                let mut new: Option<usize> = None;
+                for &p in &preds[b] {
+                    if idom[p].is_none() || post[p] == usize::MAX {
+                        continue;
+                    }
+                    new = Some(match new {
+                        None => p,
+                        Some(n) => intersect(&idom, p, n),
+                    });
+                }
+                if new.is_some() && idom[b] != new {
+                    idom[b] = new;
+                    changed = true;
+                }
+            }
+        }
+        Dominators {
+            blocks,
+            index,
+            preds,
+            idom,
+        }
     }
+
+    /// Whether block `a` dominates block `b` (indices).
+    fn dominates(&self, a: usize, mut b: usize) -> bool {
+        for _ in 0..self.blocks.len() {
+            if a == b {
+                return true;
+            }
+            match self.idom[b] {
+                Some(d) if d != b => b = d,
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// What holds in `b`: for `b` and each block that dominates it, the
+    /// branch into it where it is entered from one block (its other
+    /// predecessors, if any, being blocks it dominates: a loop header's
+    /// latches), which branches to it on one side only. SSA values keep
+    /// their values, so what held on that edge holds in every block it
+    /// dominates.
+    pub fn facts_at(&self, b: Block) -> Facts {
+        let mut facts = Facts::default();
+        let Some(mut at) = self.index.get(&b).copied() else {
+            return facts;
+        };
+        for _ in 0..self.blocks.len() {
+            let entries: Vec<usize> = (self.preds[at].iter().copied())
+                .filter(|&p| !self.dominates(at, p))
+                .collect();
+            if let [p] = entries.as_slice() {
+                if let Some((cond, then, otherwise)) = self.blocks[*p].conditional_branch() {
+                    let here = self.blocks[at];
+                    if then != otherwise && (then == here || otherwise == here) {
+                        facts.learn(cond, then == here);
+                    }
+                }
+            }
+            match self.idom[at] {
+                Some(d) if d != at => at = d,
+                _ => break,
+            }
+        }
+        facts
+    }
+}
+
+fn unsigned(pred: IntPredicate) -> bool {
+    use IntPredicate::*;
+    matches!(pred, LLVMIntULT | LLVMIntULE | LLVMIntUGT | LLVMIntUGE)
 }
 
 /// The predicate with its operands swapped (`a < b` is `b > a`).
@@ -328,281 +656,5 @@ fn swapped(pred: IntPredicate) -> IntPredicate {
         LLVMIntUGT => LLVMIntULT,
         LLVMIntULE => LLVMIntUGE,
         LLVMIntUGE => LLVMIntULE,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::test_ir::with_module;
-
-    const IR: &str = r#"
-target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
-target triple = "nvptx64-nvidia-cuda"
-
-; clang -O3's rotated neighbour loop: for (ny = max(c - 1, 0); ny <= min(c + 1, k); ny++),
-; c = min(max((int)y, 0), k) with y loaded; the test is ny == end at the latch.
-define void @neighbours(ptr addrspace(1) %pos, ptr addrspace(1) %a, i32 %k) {
-entry:
-  %y = load float, ptr addrspace(1) %pos, align 4
-  %yi = fptosi float %y to i32
-  %lo = call i32 @llvm.smax.i32(i32 %yi, i32 0)
-  %c = call i32 @llvm.smin.i32(i32 %lo, i32 %k)
-  %m = call i32 @llvm.smax.i32(i32 %c, i32 1)
-  %start = add nsw i32 %m, -1
-  %c1 = add nsw i32 %c, 1
-  %end = call i32 @llvm.smin.i32(i32 %c1, i32 %k)
-  %skip = icmp sgt i32 %start, %end
-  br i1 %skip, label %done, label %loop
-loop:
-  %ny = phi i32 [ %start, %entry ], [ %ny1, %loop ]
-  %p = getelementptr inbounds float, ptr addrspace(1) %a, i32 %ny
-  %v = load float, ptr addrspace(1) %p, align 4
-  %ny1 = add nuw i32 %ny, 1
-  %last = icmp eq i32 %ny, %end
-  br i1 %last, label %done, label %loop
-done:
-  ret void
-}
-
-; for (j = s; j < s + 4; j++), s loaded; tested at the header.
-define void @window(ptr addrspace(1) %row, ptr addrspace(1) %a) {
-entry:
-  %s = load i32, ptr addrspace(1) %row, align 4
-  %e = add nsw i32 %s, 4
-  br label %head
-head:
-  %j = phi i32 [ %s, %entry ], [ %j1, %body ]
-  %in = icmp slt i32 %j, %e
-  br i1 %in, label %body, label %done
-body:
-  %p = getelementptr inbounds float, ptr addrspace(1) %a, i32 %j
-  %v = load float, ptr addrspace(1) %p, align 4
-  %j1 = add nsw i32 %j, 1
-  br label %head
-done:
-  ret void
-}
-
-; Step 2, the increment tested: j + 2 <= s + 7 (swapped: s + 7 >= j + 2).
-define void @strided(ptr addrspace(1) %row, ptr addrspace(1) %a) {
-entry:
-  %s = load i32, ptr addrspace(1) %row, align 4
-  %e = add nsw i32 %s, 7
-  br label %loop
-loop:
-  %j = phi i32 [ %s, %entry ], [ %j2, %loop ]
-  %p = getelementptr inbounds float, ptr addrspace(1) %a, i32 %j
-  %v = load float, ptr addrspace(1) %p, align 4
-  %j2 = add nsw i32 %j, 2
-  %more = icmp sge i32 %e, %j2
-  br i1 %more, label %loop, label %done
-done:
-  ret void
-}
-
-; Downwards: for (j = min(c + 1, k); j >= max(c - 1, 0); j--).
-define void @down(ptr addrspace(1) %row, ptr addrspace(1) %a, i32 %k) {
-entry:
-  %c = load i32, ptr addrspace(1) %row, align 4
-  %c1 = add nsw i32 %c, 1
-  %s = call i32 @llvm.smin.i32(i32 %c1, i32 %k)
-  %cm = add nsw i32 %c, -1
-  %e = call i32 @llvm.smax.i32(i32 %cm, i32 0)
-  br label %head
-head:
-  %j = phi i32 [ %s, %entry ], [ %j1, %body ]
-  %in = icmp sge i32 %j, %e
-  br i1 %in, label %body, label %done
-body:
-  %p = getelementptr inbounds float, ptr addrspace(1) %a, i32 %j
-  %v = load float, ptr addrspace(1) %p, align 4
-  %j1 = add nsw i32 %j, -1
-  br label %head
-done:
-  ret void
-}
-
-; CSR: from row[r] to row[r + 1], two loads: no bound.
-define void @csr(ptr addrspace(1) %row, ptr addrspace(1) %a) {
-entry:
-  %s = load i32, ptr addrspace(1) %row, align 4
-  %pe = getelementptr inbounds i32, ptr addrspace(1) %row, i32 1
-  %e = load i32, ptr addrspace(1) %pe, align 4
-  br label %head
-head:
-  %j = phi i32 [ %s, %entry ], [ %j1, %body ]
-  %in = icmp slt i32 %j, %e
-  br i1 %in, label %body, label %done
-body:
-  %p = getelementptr inbounds float, ptr addrspace(1) %a, i32 %j
-  %v = load float, ptr addrspace(1) %p, align 4
-  %j1 = add nsw i32 %j, 1
-  br label %head
-done:
-  ret void
-}
-
-; Two different unknowns: from max(x - 1, 0) to min(y + 1, k): no bound.
-define void @two_unknowns(ptr addrspace(1) %pos, ptr addrspace(1) %a, i32 %k) {
-entry:
-  %x = load i32, ptr addrspace(1) %pos, align 4
-  %py = getelementptr inbounds i32, ptr addrspace(1) %pos, i32 1
-  %y = load i32, ptr addrspace(1) %py, align 4
-  %xm = add nsw i32 %x, -1
-  %s = call i32 @llvm.smax.i32(i32 %xm, i32 0)
-  %y1 = add nsw i32 %y, 1
-  %e = call i32 @llvm.smin.i32(i32 %y1, i32 %k)
-  br label %head
-head:
-  %j = phi i32 [ %s, %entry ], [ %j1, %body ]
-  %in = icmp sle i32 %j, %e
-  br i1 %in, label %body, label %done
-body:
-  %p = getelementptr inbounds float, ptr addrspace(1) %a, i32 %j
-  %v = load float, ptr addrspace(1) %p, align 4
-  %j1 = add nsw i32 %j, 1
-  br label %head
-done:
-  ret void
-}
-
-; clang -O3's runtime unrolling of for (k = max(c - 1, 0); k <= min(c + 1, g - 1); k++)
-; s += a[k] (by 8): a remainder loop of (trips & 7) iterations, then the unrolled body
-; when trips - 1 >= 7. Blocks as clang numbers them, values renamed.
-define void @unrolled(ptr addrspace(1) %pos, ptr addrspace(1) %a, i32 %g) {
-entry:
-  %y = load float, ptr addrspace(1) %pos, align 4
-  %yi = fptosi float %y to i32
-  %lo = call i32 @llvm.smax.i32(i32 %yi, i32 0)
-  %g1 = add nsw i32 %g, -1
-  %c = call i32 @llvm.smin.i32(i32 %lo, i32 %g1)
-  %m = call i32 @llvm.smax.i32(i32 %c, i32 1)
-  %start = add nsw i32 %m, -1
-  %c1 = add nsw i32 %c, 1
-  %end = call i32 @llvm.smin.i32(i32 %c1, i32 %g1)
-  %skip = icmp sgt i32 %start, %end
-  br i1 %skip, label %done, label %pre
-pre:
-  %e2 = add i32 %end, 2
-  %trips = sub i32 %e2, %m
-  %e1 = add i32 %end, 1
-  %trips1 = sub i32 %e1, %m
-  %rem = and i32 %trips, 7
-  %none = icmp eq i32 %rem, 0
-  br i1 %none, label %mid, label %tail
-tail:
-  %k = phi i32 [ %k1, %tail ], [ %start, %pre ]
-  %r = phi i32 [ %r1, %tail ], [ 0, %pre ]
-  %p = getelementptr inbounds float, ptr addrspace(1) %a, i32 %k
-  %v = load float, ptr addrspace(1) %p, align 4
-  %k1 = add nuw i32 %k, 1
-  %r1 = add i32 %r, 1
-  %tail_done = icmp eq i32 %r1, %rem
-  br i1 %tail_done, label %mid, label %tail
-mid:
-  %few = icmp ult i32 %trips1, 7
-  br i1 %few, label %done, label %body
-body:
-  %j = phi i32 [ %j8, %body ], [ %start, %mid ]
-  %q = getelementptr inbounds float, ptr addrspace(1) %a, i32 %j
-  %w = load float, ptr addrspace(1) %q, align 4
-  %j7 = add nuw i32 %j, 7
-  %j8 = add nuw i32 %j, 8
-  %last = icmp eq i32 %j7, %end
-  br i1 %last, label %done, label %body
-done:
-  ret void
-}
-
-declare i32 @llvm.smin.i32(i32, i32)
-declare i32 @llvm.smax.i32(i32, i32)
-"#;
-
-    /// A bound as (the test's block, the header's block, holds, count).
-    type Found = (String, String, bool, u32);
-
-    /// Per function: the bound of each conditional branch that has one.
-    fn bounds() -> Vec<(String, Vec<Found>)> {
-        with_module(IR, "trip_bounds", |m| {
-            (m.functions().into_iter())
-                .filter(|f| !f.is_declaration())
-                .map(|f| {
-                    let found = (f.blocks().into_iter())
-                        .filter_map(|b| {
-                            let (cond, ..) = b.conditional_branch()?;
-                            let t = test_bound(cond)?;
-                            Some((b.name(), t.header.name(), t.holds, t.count))
-                        })
-                        .collect();
-                    (f.name(), found)
-                })
-                .collect()
-        })
-    }
-
-    #[test]
-    fn clamps_bound_the_tests_that_cancel_and_only_those() {
-        let s = |x: &str| x.to_string();
-        assert_eq!(
-            bounds(),
-            vec![
-                // end - start <= (c + 1) - (c - 1) = 2: `ny == end` is
-                // false at most twice (ny = start, start + 1), then the
-                // third iteration leaves: 3 cells.
-                (s("neighbours"), vec![(s("loop"), s("loop"), false, 2)]),
-                // (s + 4) - s = 4: `j < e` holds for j = s .. s + 3.
-                (s("window"), vec![(s("head"), s("head"), true, 4)]),
-                // Reach (s + 7) - s - 2 = 5 in steps of 2: j + 2 <= s + 7
-                // holds for t * 2 <= 5, t = 0, 1, 2: 3 times.
-                (s("strided"), vec![(s("loop"), s("loop"), true, 3)]),
-                // Down from min(c + 1, k) to max(c - 1, 0): (c + 1) -
-                // (c - 1) = 2, `j >= e` holds for t <= 2: 3 times.
-                (s("down"), vec![(s("head"), s("head"), true, 3)]),
-                (s("csr"), vec![]),
-                (s("two_unknowns"), vec![]),
-                // The remainder loop: `r + 1 == rem`, r from 0, with rem =
-                // trips & 7 <= trips = (end + 2) - max(c, 1) <= (c + 3) - c
-                // = 3: reach 3 - 1 = 2, false at most twice (3 iterations).
-                // The unrolled body's `j + 7 == end` from a start that is a
-                // phi of the remainder's: no form, no bound.
-                (s("unrolled"), vec![(s("tail"), s("tail"), false, 2)]),
-            ]
-        );
-    }
-
-    /// Per function: what `decided` says of each conditional branch's
-    /// test, where it says something.
-    fn decisions() -> Vec<(String, Vec<(String, bool)>)> {
-        with_module(IR, "trip_bounds", |m| {
-            (m.functions().into_iter())
-                .filter(|f| !f.is_declaration())
-                .map(|f| {
-                    let found = (f.blocks().into_iter())
-                        .filter_map(|b| {
-                            let (cond, ..) = b.conditional_branch()?;
-                            Some((b.name(), decided(cond)?))
-                        })
-                        .collect();
-                    (f.name(), found)
-                })
-                .collect()
-        })
-    }
-
-    #[test]
-    fn clamps_decide_the_test_of_an_unrolled_body_and_nothing_else() {
-        // `unrolled`'s `mid`: trips1 = (end + 1) - max(c, 1) <= (c + 2) - c
-        // = 2 < 7: the unrolled body never runs (the walk's guard rule
-        // would have entered it). `entry`'s skip test, `max(c, 1) - 1 >
-        // min(c + 1, g - 1)`, depends on where c lies: undecided. The
-        // remainder's `rem == 0`: rem in [0, 3]: undecided. No other
-        // function's test is decided.
-        let s = |x: &str| x.to_string();
-        let found: Vec<(String, Vec<(String, bool)>)> = decisions()
-            .into_iter()
-            .filter(|(_, d)| !d.is_empty())
-            .collect();
-        assert_eq!(found, vec![(s("unrolled"), vec![(s("mid"), true)])]);
     }
 }
