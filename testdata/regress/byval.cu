@@ -1,5 +1,6 @@
-// A struct passed by value lives in param/local memory, not global memory:
-// its loads must be left alone (the backend reads it with ld.param / ld.local).
+// A struct passed by value lives in param/local memory, not global memory: its own fields must be
+// left alone (the backend reads them with ld.param / ld.local). t.p[i] reads through a pointer the
+// host put in the struct, which the backend reads with ld.global: a global load.
 struct Table {
   const float *p;
   int n;

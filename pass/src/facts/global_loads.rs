@@ -5,9 +5,11 @@
 //! pointer whose every possible origin is global memory: a kernel's pointer
 //! parameter (the NVPTX backend treats those as global), a global variable,
 //! a cast from address space 1, or a device-function parameter that every
-//! call site fills with such a pointer. Shared (3), constant (4), local (5),
-//! param (101) and alloca-derived loads, `byval` parameters (structs passed
-//! by value), pointers loaded from memory, parameters of functions that can
+//! call site fills with such a pointer, or a pointer read from a kernel's
+//! `byval` parameter (a struct of pointers passed by value, which the
+//! backend marks global). Shared (3), constant (4), local (5), param (101)
+//! and alloca-derived loads, `byval` parameters themselves (structs passed
+//! by value), other pointers loaded from memory, parameters of functions that can
 //! be called from elsewhere (external linkage, indirect calls), and anything
 //! else not provably global are left alone, with the reason.
 //!
@@ -225,8 +227,40 @@ fn points_to_global(start: Value, kernels: &[Value], rdc: bool) -> bool {
             work.extend(users.iter().map(|c| c.operand(index)));
             return true;
         }
-        v.ty().is_pointer() && v.ty().address_space() == GLOBAL
+        (v.ty().is_pointer() && v.ty().address_space() == GLOBAL)
+            || read_from_kernel_byval(v, kernels)
     })
+}
+
+/// Whether `v` is a pointer loaded from inside a kernel's `byval` parameter
+/// (`struct Bodies { float *x, *y; }` passed by value): the host wrote it,
+/// and the NVPTX backend treats it as global for CUDA kernels (LLVM 19
+/// `NVPTXLowerArgs::runOnKernelFunction`: every pointer-typed load whose
+/// address's underlying object, through GEPs and casts, is a byval argument
+/// is marked global, so its uses become `ld.global`; checked on clang 19's
+/// PTX: `ld.param.u64`, `cvta.to.global.u64`, `ld.global.f32`). A pointer
+/// the kernel stored into its own parameter copy is marked the same way, so
+/// the PTX reads global memory through it whatever we decide: choosing its
+/// cache operator changes nothing else.
+fn read_from_kernel_byval(v: Value, kernels: &[Value]) -> bool {
+    if v.opcode() != Some(Opcode::LLVMLoad) || !v.ty().is_pointer() || v.is_volatile() {
+        return false;
+    }
+    let mut at = v.operand(0);
+    // `getUnderlyingObject`'s walk: GEPs and casts, at most 6 steps (its
+    // default `MaxLookup`).
+    for _ in 0..=6 {
+        if at.is_argument() {
+            return at.arg_has_attribute("byval") && kernels.contains(&at.arg_function());
+        }
+        match at.opcode() {
+            Some(Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast) => {
+                at = at.operand(0)
+            }
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// Whether every origin of `ptr` is a constant global variable: a read-only
