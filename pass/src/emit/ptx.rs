@@ -610,11 +610,15 @@ fn match_keyless(
             continue;
         };
         // Analysed loads of this shape with no `ld.global` of their own. A
-        // copy's loads have shapes of their own, up to the copy's size.
+        // copy's loads have shapes of their own, up to the copy's size. A
+        // load the model merges into another's vector access has none by
+        // design (a `uchar4`'s `y`, `z`, `w` in its `x`'s `ld.global.u32`):
+        // it is that access, not a keyless load's candidate.
         let candidates: Vec<(u32, Decision)> = k
             .loads
             .iter()
             .filter(|r| missing(r.key))
+            .filter(|r| (r.in_kernel.as_ref()).is_none_or(|m| m.merged_into.is_none()))
             .filter(|r| {
                 let nc = r.operator.starts_with("ld.global.nc");
                 if r.ty.starts_with("copy of") {
