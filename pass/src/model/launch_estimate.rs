@@ -5,13 +5,17 @@
 
 use std::time::Instant;
 
-use crate::decide::kernel_model::{l2_bytes_of, Verdicts};
+use crate::decide::kernel_model::{l2_bytes_of, verdict_choice, Verdicts};
 use crate::facts::geometry::Dim3;
+use crate::gpu::generation::CacheOp;
+use crate::gpu::hardware::Hardware;
+use crate::gpu::occupancy::occupancy;
 use crate::model::kernel_trace::{resident_blocks_on, KernelProgram};
-use crate::model::l1sim::L1Config;
+use crate::model::l1_config::l1_config;
+use crate::model::l1sim::{L1Config, L1Error};
 use crate::model::trace::Trace;
 use crate::model::walk::{walk_limited, Budget, Launch, Limits, Walked};
-use crate::report::{LaunchTraffic, PolicyTraffic};
+use crate::report::{LaunchTraffic, OtherLaunch, PolicyTraffic};
 
 /// What [`launch_estimate`] needs.
 pub(crate) struct LaunchEstimate<'a> {
@@ -158,4 +162,66 @@ pub(crate) fn launch_estimate(e: &LaunchEstimate) -> Option<LaunchTraffic> {
             decided,
         },
     })
+}
+
+/// Another host launch walked as a scenario (`sm_model`): its line, grid
+/// and block, the L1 its block gets, and its walk's trace.
+pub struct OtherTrace {
+    pub line: u32,
+    pub grid: Option<Dim3>,
+    pub block: Dim3,
+    pub config: L1Config,
+    pub trace: Trace,
+}
+
+/// Each other launch's bytes under every policy, on its own walk (one SM's
+/// blocks of its grid): what a run of that launch would move. `choices`:
+/// `auto`'s and the emitted decisions; `verdicts`: the paper's two.
+pub fn other_launch_figures(
+    others: &[OtherTrace],
+    nominal_block: Dim3,
+    [auto, emitted]: [&[bool]; 2],
+    [cons, aggr]: [&[Option<bool>]; 2],
+    usable: bool,
+) -> Result<Vec<OtherLaunch>, L1Error> {
+    let mut out = Vec::new();
+    for o in others {
+        let (config, t, n) = (o.config, &o.trace, o.trace.instructions.len());
+        let verdict =
+            |v: &[Option<bool>]| verdict_choice(v, n, config.default_load_allocates, usable);
+        let bytes = |c: &[bool]| l2_bytes_of(t, config, c);
+        out.push(OtherLaunch {
+            line: o.line,
+            grid_dim: o.grid.map(|g| g.as_array()),
+            block_dim: (o.block != nominal_block).then(|| o.block.as_array()),
+            blocks: t.blocks,
+            traffic_bytes: PolicyTraffic {
+                auto: bytes(auto)?,
+                cache_all: bytes(&vec![usable; n])?,
+                cache_none: bytes(&vec![false; n])?,
+                conservative: bytes(&verdict(cons))?,
+                aggressive: bytes(&verdict(aggr))?,
+                decided: bytes(emitted)?,
+            },
+        });
+    }
+    Ok(out)
+}
+
+/// The resident blocks per SM and the L1 bytes (whole sets, as
+/// `l1_config` cuts them) another launch's `block` gets: its own occupancy
+/// and carveout, with the kernel's registers and static shared memory.
+pub fn other_block(
+    hw: &Hardware,
+    bypass: CacheOp,
+    block: Dim3,
+    (registers, static_shared): (Option<u32>, u64),
+) -> Option<(u32, u32)> {
+    let threads = u32::try_from(block.count()).ok()?;
+    let o = occupancy(hw, threads, registers, static_shared).ok()?;
+    let capacity = u32::try_from(o.l1_bytes_per_sm / hw.line_bytes * hw.line_bytes).ok()?;
+    Some((
+        o.blocks_per_sm,
+        l1_config(hw, bypass, capacity).capacity_bytes,
+    ))
 }

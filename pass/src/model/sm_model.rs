@@ -23,9 +23,7 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::time::Instant;
 
-use crate::decide::kernel_model::{
-    l2_bytes_of, model_within, verdict_choice, KernelModel, SearchCut, SearchLimit,
-};
+use crate::decide::kernel_model::{l2_bytes_of, model_within, KernelModel, SearchCut, SearchLimit};
 use crate::decide::policy::Decision;
 use crate::facts::address::{Base, Expr};
 use crate::facts::geometry::Dim3;
@@ -41,7 +39,9 @@ use crate::model::kernel_trace::{
     kernel_program, resident_blocks, KernelProgram, Scope, TracedLoad,
 };
 use crate::model::l1sim::{Fill, L1Config, Provenance};
-use crate::model::launch_estimate::{launch_estimate, LaunchEstimate};
+use crate::model::launch_estimate::{
+    launch_estimate, other_block, other_launch_figures, LaunchEstimate, OtherTrace,
+};
 use crate::model::packed_starts::{starts_packed, Packing};
 use crate::model::program::Program;
 use crate::model::read_once::read_once;
@@ -49,7 +49,7 @@ use crate::model::scenarios::{measured_answers, robust_choice, scenarios};
 use crate::model::schedule::WarpOrder;
 use crate::model::trace::{Kind, Trace};
 use crate::model::walk::{walk_limited, Budget, Cut, Launch, Limits, Walked, DEFAULT_BUDGET};
-use crate::report::{BudgetHit, LoadModel, ModelCost, OtherLaunch, PolicyTraffic, Simulated};
+use crate::report::{BudgetHit, LoadModel, ModelCost, PolicyTraffic, Simulated};
 
 /// Why a kernel has no model.
 pub enum NoModel {
@@ -334,9 +334,8 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
     // Instructions another launch's walk ran (a loop only a larger radius
     // enters): the choice decides them too.
     let mut variant_ran = vec![false; trace.instructions.len()];
-    // The other launches walked as scenarios: line, grid, block, their L1,
-    // trace.
-    let mut other_traces: Vec<(u32, Option<Dim3>, Dim3, L1Config, Trace)> = Vec::new();
+    // The other launches walked as scenarios.
+    let mut other_traces: Vec<OtherTrace> = Vec::new();
     let robust = if k.auto && usable && m.cut.is_none() {
         // The round-robin trace, for its scenario: walked like the nominal
         // one, within what the nominal walk left of the evaluation grant
@@ -389,26 +388,15 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
             let block = v.block.unwrap_or(launch.block);
             // Another block is another occupancy and carveout: its own
             // resident blocks and L1.
-            let (blocks_per_sm, config) = if block == launch.block {
-                (occ.blocks_per_sm, config)
-            } else {
-                let Some(o) = u32::try_from(block.count())
-                    .ok()
-                    .and_then(|t| occupancy(hw, t, k.registers, k.static_shared_bytes).ok())
-                else {
-                    continue;
-                };
-                let bytes = o.l1_bytes_per_sm / hw.line_bytes * hw.line_bytes;
-                let Ok(capacity) = u32::try_from(bytes) else {
-                    continue;
-                };
-                (
-                    o.blocks_per_sm,
-                    L1Config {
-                        capacity_bytes: l1_config(k, capacity).capacity_bytes,
-                        ..config
-                    },
-                )
+            let nominal = Some((occ.blocks_per_sm, config.capacity_bytes));
+            let own = (block != launch.block)
+                .then(|| other_block(hw, k.bypass, block, (k.registers, k.static_shared_bytes)));
+            let Some((blocks_per_sm, capacity)) = own.unwrap_or(nominal) else {
+                continue;
+            };
+            let config = L1Config {
+                capacity_bytes: capacity,
+                ..config
             };
             let w = side_walk(
                 &Launch {
@@ -428,7 +416,13 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
                     }
                 }
                 let t = as_nominal(w);
-                other_traces.push((v.line, grid, block, config, t.clone()));
+                other_traces.push(OtherTrace {
+                    line: v.line,
+                    grid,
+                    block,
+                    config,
+                    trace: t.clone(),
+                });
                 launches.push((v.line, t, config));
             }
         }
@@ -606,30 +600,14 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
         aggressive: m.bytes.aggressive,
         decided,
     };
-    // Each other launch's bytes under every policy, on its own walk (one
-    // SM's blocks of its grid): what a run of that launch would move.
-    let mut other_launches = Vec::new();
-    for (line, grid, block, config, t) in &other_traces {
-        let (config, n) = (*config, t.instructions.len());
-        let verdict =
-            |v: &[Option<bool>]| verdict_choice(v, n, config.default_load_allocates, usable);
-        let bytes =
-            |c: &[bool]| l2_bytes_of(t, config, c).map_err(|e| NoModel::Error(e.to_string()));
-        other_launches.push(OtherLaunch {
-            line: *line,
-            grid_dim: grid.map(|g| g.as_array()),
-            block_dim: (*block != launch.block).then(|| block.as_array()),
-            blocks: t.blocks,
-            traffic_bytes: PolicyTraffic {
-                auto: bytes(&m.auto)?,
-                cache_all: bytes(&vec![usable; n])?,
-                cache_none: bytes(&vec![false; n])?,
-                conservative: bytes(&verdict(&cons))?,
-                aggressive: bytes(&verdict(&aggr))?,
-                decided: bytes(&emitted)?,
-            },
-        });
-    }
+    let other_launches = other_launch_figures(
+        &other_traces,
+        launch.block,
+        [&m.auto, &emitted],
+        [&cons, &aggr],
+        usable,
+    )
+    .map_err(|e| NoModel::Error(e.to_string()))?;
     let launch_traffic = launch_estimate(&LaunchEstimate {
         program: &program,
         launch: &launch,
