@@ -75,6 +75,33 @@ fn struct_by_value_is_param_memory_and_its_pointers_global() {
     }
 }
 
+/// A struct's pointer fields declared in another address space (shared,
+/// constant) are not global: the backend reads through them with
+/// `ld.shared`/`ld.const`, and a generic read of a shared pointer taken from
+/// one (in a device function) is no global load either. Only `s.gp[i]` is
+/// decided, and no cache operator lands anywhere but on its `ld.global`.
+#[test]
+fn struct_pointer_fields_of_other_spaces_are_left_alone() {
+    let (report, ptx) = compile("byval_spaces.cu", &["--cache-policy=cache-none"]);
+    let k = unit(&report, "k(");
+    let patterns: Vec<&str> = (k["loads"].as_array().unwrap().iter())
+        .map(|l| l["pattern"].as_str().unwrap())
+        .collect();
+    assert_eq!(patterns, ["[s + 16] + 4*tid.x"], "{k:#}");
+    let g = unit(&report, "g(");
+    assert!(g["loads"].as_array().unwrap().is_empty(), "{g:#}");
+    for l in ptx
+        .lines()
+        .filter(|l| l.contains("no_allocate") || l.contains(".cg"))
+    {
+        assert!(
+            l.contains("ld.global"),
+            "a cache operator off a global load: {l}\n{ptx}"
+        );
+    }
+    assert_eq!(ptx.matches("no_allocate").count(), 1, "{ptx}");
+}
+
 #[test]
 fn function_called_through_a_pointer_is_left_alone() {
     let (report, _) = compile("indirect_call.cu", &["--cache-policy=cache-none"]);

@@ -243,7 +243,11 @@ fn points_to_global(start: Value, kernels: &[Value], rdc: bool) -> bool {
 /// the PTX reads global memory through it whatever we decide: choosing its
 /// cache operator changes nothing else.
 fn read_from_kernel_byval(v: Value, kernels: &[Value]) -> bool {
-    if v.opcode() != Some(Opcode::LLVMLoad) || !v.ty().is_pointer() || v.is_volatile() {
+    // Only a generic pointer: the backend leaves one of another space (a
+    // field declared `address_space(3)`) in its space (`markPointerAsGlobal`
+    // returns at once), and it reads shared or constant memory.
+    let generic = v.ty().is_pointer() && v.ty().address_space() == 0;
+    if v.opcode() != Some(Opcode::LLVMLoad) || !generic || v.is_volatile() {
         return false;
     }
     let mut at = v.operand(0);
