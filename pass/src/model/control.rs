@@ -336,7 +336,11 @@ impl Builder<'_, '_, '_> {
             }
         }
         let ops = self.ops(&mut part, built);
-        let facts = dominators.facts_at(b);
+        // Facts only where a test may read them (a conditional branch).
+        let facts = match b.conditional_branch() {
+            Some(_) => dominators.facts_at(b),
+            None => Facts::default(),
+        };
         self.nodes[current as usize] = Node {
             phis,
             ops,

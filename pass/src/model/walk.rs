@@ -1599,20 +1599,12 @@ fn stay_bounds(program: &Program, loop_exits: &[Option<(u32, u32, u32)>]) -> Vec
         ) else {
             continue;
         };
-        let Exit::Branch {
-            then, otherwise, ..
-        } = node.exit
-        else {
+        let Exit::Branch { then, .. } = node.exit else {
             continue;
         };
-        let stays_on = if *stay == then && then != otherwise {
-            true
-        } else if *stay == otherwise && then != otherwise {
-            false
-        } else {
-            continue;
-        };
-        if *header == b.header && stays_on == b.holds {
+        // A loop exit leaves on exactly one side (`loop_exits`), so the
+        // sides differ and `stay` is one of them.
+        if *header == b.header && (*stay == then) == b.holds {
             out[b.node as usize] = Some(b.count);
         }
     }
