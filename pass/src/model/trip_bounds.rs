@@ -14,7 +14,11 @@
 //! from above and `smax` from below (`forms`). What it gives is a
 //! [`IrTestBound`] (the program keeps it as
 //! `program::TestBound`): how many times from the loop's entry the test can come
-//! out the way that stays in the loop. An upper bound, exact for the
+//! out the way that stays in the loop. With constant edges clang writes the
+//! clamps unsigned (`umin`, `umax`: the clamped value is proven
+//! non-negative) and folds `min(c + 1, 15)` into `umin(max(x, 0), 14) + 1`,
+//! so the start and the end share no leaf; a clamp's value is always one of
+//! its operands, and a bound read in each case (`Facts::by_cases`) holds. An upper bound, exact for the
 //! clamps of a stencil or a neighbour walk away from the edges; where no
 //! form cancels (`j < row_ptr[r + 1]` from `j = row_ptr[r]`: two loads)
 //! there is no bound and the walk keeps its guess.
@@ -37,7 +41,7 @@
 //! Pure over IR values: no program, no walk. (An adversarial review found
 //! the unsigned and mask cases; each is a test below.)
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 use crate::llvm::ir::{Block, IntPredicate, Opcode, Value};
@@ -272,10 +276,20 @@ pub struct Facts {
     /// `forms` calls left in this query (`MAX_STEPS` each): facts make the
     /// forms of a value branch, and a block under many guards has many.
     steps: Cell<u32>,
+    /// In the case under way, clamps read as one of their operands:
+    /// (the clamp, whether the second).
+    choices: RefCell<Vec<(Value, bool)>>,
+    /// The clamps a query met whose bound in its direction is one operand
+    /// or the other (`min` for a lower bound, `max` for an upper one), to
+    /// read case by case; `None` outside the first pass of a query.
+    splits: RefCell<Option<Vec<Value>>>,
 }
 
-/// The most `forms` calls one query makes.
+/// The most `forms` calls one query makes, per case.
 const MAX_STEPS: u32 = 4096;
+
+/// The most clamps one query reads case by case (2^3 cases).
+const MAX_SPLITS: usize = 3;
 
 #[derive(Clone, Debug)]
 struct Fact {
@@ -323,26 +337,72 @@ impl Facts {
     /// A constant `d` with `hi - lo <= d`, from forms of the two that
     /// share a leaf; the least such.
     fn difference_bound(&self, hi: Value, lo: Value) -> Option<i64> {
-        self.steps.set(MAX_STEPS);
-        let mut above = Vec::new();
-        let mut below = Vec::new();
-        self.forms(hi, true, DEPTH, &mut above);
-        self.forms(lo, false, DEPTH, &mut below);
-        (above.iter())
-            .flat_map(|u| {
-                below
-                    .iter()
-                    .filter(move |l| l.0 == u.0)
-                    .map(move |l| (u, l))
-            })
-            .filter_map(|(u, l)| u.1.checked_sub(l.1))
-            .min()
+        self.by_cases(true, &|| {
+            let mut above = Vec::new();
+            let mut below = Vec::new();
+            self.forms(hi, true, DEPTH, &mut above);
+            self.forms(lo, false, DEPTH, &mut below);
+            (above.iter())
+                .flat_map(|u| {
+                    below
+                        .iter()
+                        .filter(move |l| l.0 == u.0)
+                        .map(move |l| (u, l))
+                })
+                .filter_map(|(u, l)| u.1.checked_sub(l.1))
+                .min()
+        })
     }
 
     /// Whether `v >= 0` follows from its lower forms.
     fn non_negative(&self, v: Value) -> bool {
+        let lowest = self.by_cases(false, &|| {
+            let mut below = Vec::new();
+            self.forms(v, false, DEPTH, &mut below);
+            below.iter().filter(|f| f.0.is_none()).map(|f| f.1).max()
+        });
+        lowest.is_some_and(|l| l >= 0)
+    }
+
+    /// A bound `query` computes (an upper one when `upper`), also read
+    /// case by case over the clamps it meets whose bound in its direction
+    /// is one operand or the other: a clamp's value is always one of its
+    /// operands (`min(x, 15)` is `x` or `15`), so a bound that holds in
+    /// every case holds, and so does the bound read without cases. In
+    /// `max(min(x, 15), 1) - 1 .. min(x, 14) + 1`, clang's form of a
+    /// clamped window with constant edges, no form of the start shares a
+    /// leaf with the end's `x`; with `min(x, 15)` read as `x` the width is
+    /// at most 2, read as `15` at most `15 - 14 = 1`.
+    fn by_cases(&self, upper: bool, query: &dyn Fn() -> Option<i64>) -> Option<i64> {
+        self.choices.borrow_mut().clear();
+        *self.splits.borrow_mut() = Some(Vec::new());
         self.steps.set(MAX_STEPS);
-        self.at_least_zero(v, DEPTH)
+        let plain = query();
+        let splits = self.splits.borrow_mut().take().unwrap_or_default();
+        if splits.is_empty() {
+            return plain;
+        }
+        let mut worst: Option<i64> = None;
+        for case in 0..1u32 << splits.len() {
+            *self.choices.borrow_mut() = (splits.iter().enumerate())
+                .map(|(i, &c)| (c, case >> i & 1 == 1))
+                .collect();
+            self.steps.set(MAX_STEPS);
+            let Some(b) = query() else {
+                worst = None;
+                break;
+            };
+            worst = Some(match worst {
+                None => b,
+                Some(w) if upper => w.max(b),
+                Some(w) => w.min(b),
+            });
+        }
+        self.choices.borrow_mut().clear();
+        match (plain, worst) {
+            (Some(p), Some(w)) => Some(if upper { p.min(w) } else { p.max(w) }),
+            (p, w) => p.or(w),
+        }
     }
 
     /// `non_negative` within the query under way (its steps).
@@ -432,19 +492,80 @@ impl Facts {
                     }
                 }
             }
-            Some(Opcode::LLVMCall) => {
-                let name = v.called_value().intrinsic_name().unwrap_or_default();
-                let clamps = if upper {
-                    name.starts_with("llvm.smin.")
-                } else {
-                    name.starts_with("llvm.smax.")
-                };
-                if clamps {
-                    self.forms(v.operand(0), upper, depth - 1, out);
-                    self.forms(v.operand(1), upper, depth - 1, out);
+            Some(Opcode::LLVMCall) => self.clamp(v, upper, depth, out),
+            // A zero extension is the value itself where that is proven
+            // non-negative (clang's `zext nneg` of an index), and at least
+            // 0 in any case.
+            Some(Opcode::LLVMZExt) => {
+                let x = v.operand(0);
+                if self.at_least_zero(x, depth - 1) {
+                    self.forms(x, upper, depth - 1, out);
+                } else if !upper {
+                    out.push((None, 0));
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The forms of a clamp `v` (`smin`, `smax`, `umin`, `umax`): those of
+    /// the operand the case under way reads it as (`by_cases`), and where
+    /// every operand bounds it in this direction (`smin` from above,
+    /// `smax` from below; the unsigned ones so between operands proven
+    /// non-negative, and `umin` below a non-negative operand and at least
+    /// 0 whatever the other), both operands' forms; else a note that cases
+    /// could read it.
+    fn clamp(&self, v: Value, upper: bool, depth: u32, out: &mut Vec<Form>) {
+        let name = v.called_value().intrinsic_name().unwrap_or_default();
+        let (min, signed) = match () {
+            _ if name.starts_with("llvm.smin.") => (true, true),
+            _ if name.starts_with("llvm.smax.") => (false, true),
+            _ if name.starts_with("llvm.umin.") => (true, false),
+            _ if name.starts_with("llvm.umax.") => (false, false),
+            _ => return,
+        };
+        let (a, b) = (v.operand(0), v.operand(1));
+        let chosen = (self.choices.borrow().iter())
+            .find(|c| c.0 == v)
+            .map(|c| c.1);
+        if let Some(second) = chosen {
+            let x = if second { b } else { a };
+            self.forms(x, upper, depth - 1, out);
+        }
+        let bounding = min == upper;
+        if signed && bounding {
+            self.forms(a, upper, depth - 1, out);
+            self.forms(b, upper, depth - 1, out);
+            return;
+        }
+        if !signed {
+            let (na, nb) = (
+                self.at_least_zero(a, depth - 1),
+                self.at_least_zero(b, depth - 1),
+            );
+            if bounding && na && nb {
+                self.forms(a, upper, depth - 1, out);
+                self.forms(b, upper, depth - 1, out);
+                return;
+            }
+            // umin(a, b) <=u b: between 0 and b where b >= 0.
+            if min && (na || nb) {
+                if upper {
+                    for (x, n) in [(a, na), (b, nb)] {
+                        if n {
+                            self.forms(x, true, depth - 1, out);
+                        }
+                    }
+                    return;
+                }
+                out.push((None, 0));
+            }
+        }
+        let mut splits = self.splits.borrow_mut();
+        if let Some(s) = splits.as_mut() {
+            if s.len() < MAX_SPLITS && !s.contains(&v) {
+                s.push(v);
+            }
         }
     }
 

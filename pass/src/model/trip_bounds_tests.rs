@@ -248,8 +248,59 @@ done:
   ret void
 }
 
+; clang -O3's form of the neighbour loop with constant edges (`#define NC 16`):
+; c = min(max((int)x, 0), 15), for (q = max(c - 1, 0); q <= min(c + 1, 15); q++).
+; The non-negative c turned `smin` into `umin`, and clang folded min(c + 1, 15)
+; into umin(max(x, 0), 14) + 1, so the start's leaf (umin(.., 15)) and the end's
+; (max(x, 0)) differ; the remainder of the loop unrolled by 8 runs trips & 7 times,
+; and `ult trips - 1, 7` guards the unrolled body.
+define void @constant_edges(ptr addrspace(1) %pos, ptr addrspace(1) %a) {
+entry:
+  %x = load float, ptr addrspace(1) %pos, align 4
+  %xi = fptosi float %x to i32
+  %m = call i32 @llvm.smax.i32(i32 %xi, i32 0)
+  %c = call i32 @llvm.umin.i32(i32 %m, i32 15)
+  %lo = call i32 @llvm.umax.i32(i32 %c, i32 1)
+  %start = add nsw i32 %lo, -1
+  %e14 = call i32 @llvm.umin.i32(i32 %m, i32 14)
+  %end = add nuw nsw i32 %e14, 1
+  %skip = icmp ugt i32 %start, %end
+  br i1 %skip, label %done, label %pre
+pre:
+  %e3 = add nuw nsw i32 %e14, 3
+  %trips = sub nsw i32 %e3, %lo
+  %e2 = add nuw nsw i32 %e14, 2
+  %trips1 = sub nsw i32 %e2, %lo
+  %rem = and i32 %trips, 7
+  %none = icmp eq i32 %rem, 0
+  br i1 %none, label %mid, label %tail
+tail:
+  %q = phi i32 [ %q1, %tail ], [ %start, %pre ]
+  %r = phi i32 [ %r1, %tail ], [ 0, %pre ]
+  %p = getelementptr inbounds float, ptr addrspace(1) %a, i32 %q
+  %v = load float, ptr addrspace(1) %p, align 4
+  %q1 = add nuw nsw i32 %q, 1
+  %r1 = add i32 %r, 1
+  %fin = icmp eq i32 %r1, %rem
+  br i1 %fin, label %mid, label %tail
+mid:
+  %big = icmp ult i32 %trips1, 7
+  br i1 %big, label %done, label %body
+body:
+  %j = phi i32 [ %start, %mid ], [ %j8, %body ]
+  %pj = getelementptr inbounds float, ptr addrspace(1) %a, i32 %j
+  %vj = load float, ptr addrspace(1) %pj, align 4
+  %j8 = add nsw i32 %j, 8
+  %out = icmp sgt i32 %j8, %end
+  br i1 %out, label %done, label %body
+done:
+  ret void
+}
+
 declare i32 @llvm.smin.i32(i32, i32)
 declare i32 @llvm.smax.i32(i32, i32)
+declare i32 @llvm.umin.i32(i32, i32)
+declare i32 @llvm.umax.i32(i32, i32)
 "#;
 
 /// A bound as (the test's block, the header's block, holds, count).
@@ -305,6 +356,21 @@ fn clamps_bound_the_tests_that_cancel_and_only_those() {
             // for t <= 63, 64 times (the guess of 8 would be below it).
             (s("masked_end"), vec![(s("head"), s("head"), true, 64)]),
             (s("unsigned_counter"), vec![]),
+            // rem = trips & 7 <= trips (proven non-negative: the loop is
+            // entered on start <= end), trips = (min(x', 14) + 3) -
+            // max(c, 1), x' = max(x, 0), c = min(x', 15). Read with c as
+            // x': <= (x' + 3) - x' = 3; with c as 15: <= (14 + 3) - 15 =
+            // 2. So rem <= 3: `r + 1 == rem` false at most twice. The
+            // unrolled body from start: j + 8 > end where end - start <=
+            // 2 (the same two cases: (x' + 1) - (x' - 1), 15 - 14), so
+            // it holds at once: it stays 0 times.
+            (
+                s("constant_edges"),
+                vec![
+                    (s("tail"), s("tail"), false, 2),
+                    (s("body"), s("body"), false, 0)
+                ]
+            ),
         ]
     );
 }
@@ -338,11 +404,24 @@ fn clamps_decide_the_test_of_an_unrolled_body_and_nothing_else() {
     // test depends on where c lies: undecided. The remainder's `rem ==
     // 0`: rem in [0, 3]: undecided. `seq_wrap`'s unsigned test on values
     // not proven non-negative: undecided. No other function's test is
-    // decided.
+    // decided. `constant_edges`: its edges are constants, so the window
+    // is never empty: start - end <= -1 in every case (c as x': (x' - 1)
+    // - (x' + 1) = -2 with max(c, 1) as c, end >= 1 with it as 1: 0 - 1;
+    // c as 15, end read as 14 + 1: 14 - 15), both sides non-negative:
+    // `start >u end` is false. Its `mid`: trips - 1 <= 2 < 7, true.
     let s = |x: &str| x.to_string();
     let found: Vec<(String, Vec<(String, bool)>)> = decisions()
         .into_iter()
         .filter(|(_, d)| !d.is_empty())
         .collect();
-    assert_eq!(found, vec![(s("unrolled"), vec![(s("mid"), true)])]);
+    assert_eq!(
+        found,
+        vec![
+            (s("unrolled"), vec![(s("mid"), true)]),
+            (
+                s("constant_edges"),
+                vec![(s("entry"), false), (s("mid"), true)]
+            ),
+        ]
+    );
 }
