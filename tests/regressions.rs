@@ -102,6 +102,40 @@ fn struct_pointer_fields_of_other_spaces_are_left_alone() {
     assert_eq!(ptx.matches("no_allocate").count(), 1, "{ptx}");
 }
 
+/// A struct passed by value that the kernel writes
+/// (`testdata/regress/byval_written.cu`: `v.data = tile - ...` on one path)
+/// holds no host pointer after the store: a read through `v.data` may read
+/// shared memory. At -O0 the backend reads it with a generic `ld`, and a
+/// first version of the byval rule gave that `ld` a cache operator (found
+/// by an adversarial review). Now no pointer read from a written parameter
+/// copy counts as global, at any level: nothing through `v.data` is
+/// decided, and no operator lands off an `ld.global`. At -O3 only
+/// `scale[r]` is decided.
+#[test]
+fn a_struct_the_kernel_writes_holds_no_host_pointer() {
+    for (level, decided) in [("-O0", 0), ("-O3", 1)] {
+        let (report, ptx) = compile("byval_written.cu", &["--cache-policy=cache-none", level]);
+        let k = unit(&report, "scale_rows(");
+        let patterns: Vec<&str> = (k["loads"].as_array().unwrap().iter())
+            .map(|l| l["pattern"].as_str().unwrap())
+            .collect();
+        assert_eq!(patterns.len(), decided, "{level}: {k:#}");
+        assert!(
+            patterns.iter().all(|p| p.starts_with("scale")),
+            "{level}: {k:#}"
+        );
+        for l in ptx
+            .lines()
+            .filter(|l| l.contains("no_allocate") || l.contains(".cg"))
+        {
+            assert!(
+                l.contains("ld.global"),
+                "{level}: operator off a global load: {l}\n{ptx}"
+            );
+        }
+    }
+}
+
 #[test]
 fn function_called_through_a_pointer_is_left_alone() {
     let (report, _) = compile("indirect_call.cu", &["--cache-policy=cache-none"]);

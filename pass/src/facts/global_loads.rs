@@ -238,10 +238,12 @@ fn points_to_global(start: Value, kernels: &[Value], rdc: bool) -> bool {
 /// `NVPTXLowerArgs::runOnKernelFunction`: every pointer-typed load whose
 /// address's underlying object, through GEPs and casts, is a byval argument
 /// is marked global, so its uses become `ld.global`; checked on clang 19's
-/// PTX: `ld.param.u64`, `cvta.to.global.u64`, `ld.global.f32`). A pointer
-/// the kernel stored into its own parameter copy is marked the same way, so
-/// the PTX reads global memory through it whatever we decide: choosing its
-/// cache operator changes nothing else.
+/// PTX: `ld.param.u64`, `cvta.to.global.u64`, `ld.global.f32`). Only where
+/// the kernel never writes its parameter copy ([`only_read`]): one that
+/// stores a shared address into a field (`v.data = tile`) and reads through
+/// it again holds no host pointer there, and at -O0 the backend leaves that
+/// read a generic `ld` that a cache operator would send to global memory
+/// (an adversarial review, sixteenth session).
 fn read_from_kernel_byval(v: Value, kernels: &[Value]) -> bool {
     // Only a generic pointer: the backend leaves one of another space (a
     // field declared `address_space(3)`) in its space (`markPointerAsGlobal`
@@ -255,7 +257,9 @@ fn read_from_kernel_byval(v: Value, kernels: &[Value]) -> bool {
     // default `MaxLookup`).
     for _ in 0..=6 {
         if at.is_argument() {
-            return at.arg_has_attribute("byval") && kernels.contains(&at.arg_function());
+            return at.arg_has_attribute("byval")
+                && kernels.contains(&at.arg_function())
+                && only_read(at);
         }
         match at.opcode() {
             Some(Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast) => {
@@ -265,6 +269,41 @@ fn read_from_kernel_byval(v: Value, kernels: &[Value]) -> bool {
         }
     }
     false
+}
+
+/// Whether the memory `arg` points to is only read: every use, through
+/// GEPs and casts, is the address of a plain load or the source of a copy.
+/// A store, a call, a `ptrtoint` or anything else there may write it (or
+/// hand it to code that does): not only read. Gives up (not only read)
+/// past 256 uses.
+fn only_read(arg: Value) -> bool {
+    let mut work = vec![arg];
+    let mut seen = 0;
+    while let Some(p) = work.pop() {
+        for u in p.users() {
+            seen += 1;
+            if seen > 256 {
+                return false;
+            }
+            match u.opcode() {
+                Some(Opcode::LLVMLoad) if !u.is_volatile() => {}
+                Some(
+                    Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast,
+                ) if u.operand(0) == p => work.push(u),
+                Some(Opcode::LLVMCall) => {
+                    let name = u.called_value().intrinsic_name().unwrap_or_default();
+                    let copy =
+                        name.starts_with("llvm.memcpy.") || name.starts_with("llvm.memmove.");
+                    // The source (operand 1), and only the source.
+                    if !(copy && u.operand(1) == p && u.operand(0) != p) {
+                        return false;
+                    }
+                }
+                _ => return false,
+            }
+        }
+    }
+    true
 }
 
 /// Whether every origin of `ptr` is a constant global variable: a read-only

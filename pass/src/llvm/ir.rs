@@ -695,6 +695,18 @@ impl Value {
         unsafe { Value(LLVMGetOperand(self.0, i)) }
     }
 
+    /// Whether an `add`, `sub`, `mul` or `shl` carries `nsw` (no signed
+    /// wrap); false for any other value.
+    pub fn has_nsw(self) -> bool {
+        let arith = matches!(
+            self.opcode(),
+            Some(Opcode::LLVMAdd | Opcode::LLVMSub | Opcode::LLVMMul | Opcode::LLVMShl)
+        );
+        // SAFETY: `LLVMGetNSW` reads the flag of an overflowing binary
+        // operator, which `arith` checked this instruction is.
+        arith && unsafe { LLVMGetNSW(self.0) != 0 }
+    }
+
     pub fn is_volatile(self) -> bool {
         // SAFETY: only called on loads and stores.
         unsafe { LLVMGetVolatile(self.0) != 0 }

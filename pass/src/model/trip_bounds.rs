@@ -264,6 +264,33 @@ fn plus_constant(v: Value) -> Option<(Value, i64)> {
     }
 }
 
+/// `v` as `x + c` where the operation cannot wrap as a signed one (`nsw`),
+/// for the facts: `v <= y + k` says `x <= y + k - c` only then.
+fn signed_plus_constant(v: Value) -> Option<(Value, i64)> {
+    plus_constant(v).filter(|_| v.has_nsw())
+}
+
+/// Drops the constant forms from `out[from..]`: those of an `add` or `sub`
+/// that may wrap as a signed operation (no `nsw`). `(h & 0x7fffffff) +
+/// 0x40000000` (an `unsigned` sum, `add nuw`) is at least 2^30 as a
+/// number but exceeds `INT_MAX` for half the `h`, so as an `int` it may
+/// be negative (an adversarial review, sixteenth session). A form that
+/// keeps a leaf stays: it is used only where the leaf cancels against the
+/// other side's (the trip count `(end + 2) - start` clang computes without
+/// flags), and the cancelled difference is what the wrapping arithmetic
+/// computes too, modulo 2^32; that it is in range is the module comment's
+/// assumption on trip counts.
+fn keep_leaves(out: &mut Vec<Form>, from: usize) {
+    let mut k = from;
+    for i in from..out.len() {
+        if out[i].0.is_some() {
+            out[k] = out[i];
+            k += 1;
+        }
+    }
+    out.truncate(k);
+}
+
 /// What the branches that dominate a block say of its values: each fact
 /// `x <= y + k`, with the ways to write `x` and `y` as another value plus
 /// a constant (`exact`), so that a fact on `start = m - 1` also bounds `m`.
@@ -447,19 +474,25 @@ impl Facts {
             let from = out.len();
             self.forms(x, upper, depth - 1, out);
             shift(&mut out[from..], c);
+            if !v.has_nsw() {
+                keep_leaves(out, from);
+            }
             return;
         }
         match v.opcode() {
             Some(Opcode::LLVMSExt) => self.forms(v.operand(0), upper, depth - 1, out),
             // a - b: a's bound less b's opposite one, where their leaves
-            // cancel or b's is a constant.
+            // cancel or b's is a constant (without `nsw`, only where a
+            // leaf cancels or stays: see `keep_leaves`).
             Some(Opcode::LLVMSub) => {
                 let (mut first, mut second) = (Vec::new(), Vec::new());
                 self.forms(v.operand(0), upper, depth - 1, &mut first);
                 self.forms(v.operand(1), !upper, depth - 1, &mut second);
+                let nsw = v.has_nsw();
                 for a in &first {
                     for b in &second {
                         let leaf = match (a.0, b.0) {
+                            (None, None) if !nsw => continue,
                             (x, y) if x == y => None,
                             (x, None) => x,
                             _ => continue,
@@ -606,7 +639,7 @@ fn exact(x: Value) -> Vec<Form> {
     let mut out = vec![(Some(x), 0)];
     let (mut v, mut c) = (x, 0i64);
     for _ in 0..DEPTH {
-        let Some((inner, k)) = plus_constant(v) else {
+        let Some((inner, k)) = signed_plus_constant(v) else {
             break;
         };
         c = c.saturating_add(k);

@@ -297,6 +297,35 @@ done:
   ret void
 }
 
+; An unsigned sum that may pass INT_MAX (an adversarial review): key = (h & 0x7fffffff)
+; + 0x40000000 is at least 2^30 as a number, but as an `int` it is negative for half the h;
+; m = min(key, lim) (umin). `if ((int)m < 0)` can go either way, and a loop from (int)m to 4
+; may run 2^31 times. The add has `nuw` only: its constant forms are dropped.
+define void @hash_key(ptr addrspace(1) %in, ptr addrspace(1) %lims, ptr addrspace(1) %a) {
+entry:
+  %h = load i32, ptr addrspace(1) %in, align 4
+  %lo = and i32 %h, 2147483647
+  %key = add nuw i32 %lo, 1073741824
+  %lim = load i32, ptr addrspace(1) %lims, align 4
+  %m = call i32 @llvm.umin.i32(i32 %key, i32 %lim)
+  %neg = icmp slt i32 %m, 0
+  br i1 %neg, label %take, label %head
+take:
+  %v = load float, ptr addrspace(1) %a, align 4
+  br label %head
+head:
+  %j = phi i32 [ %m, %entry ], [ %m, %take ], [ %j1, %body ]
+  %in4 = icmp slt i32 %j, 4
+  br i1 %in4, label %body, label %done
+body:
+  %p = getelementptr inbounds float, ptr addrspace(1) %a, i32 %j
+  %w = load float, ptr addrspace(1) %p, align 4
+  %j1 = add nsw i32 %j, 1
+  br label %head
+done:
+  ret void
+}
+
 declare i32 @llvm.smin.i32(i32, i32)
 declare i32 @llvm.smax.i32(i32, i32)
 declare i32 @llvm.umin.i32(i32, i32)
@@ -371,6 +400,8 @@ fn clamps_bound_the_tests_that_cancel_and_only_those() {
                     (s("body"), s("body"), false, 0)
                 ]
             ),
+            // (int)m may be anything below 4: no bound.
+            (s("hash_key"), vec![]),
         ]
     );
 }
@@ -409,6 +440,8 @@ fn clamps_decide_the_test_of_an_unrolled_body_and_nothing_else() {
     // - (x' + 1) = -2 with max(c, 1) as c, end >= 1 with it as 1: 0 - 1;
     // c as 15, end read as 14 + 1: 14 - 15), both sides non-negative:
     // `start >u end` is false. Its `mid`: trips - 1 <= 2 < 7, true.
+    // `hash_key`'s `m < 0` is not decided: the `add nuw` may pass
+    // INT_MAX.
     let s = |x: &str| x.to_string();
     let found: Vec<(String, Vec<(String, bool)>)> = decisions()
         .into_iter()
