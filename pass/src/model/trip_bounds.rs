@@ -18,7 +18,8 @@
 //! clamps unsigned (`umin`, `umax`: the clamped value is proven
 //! non-negative) and folds `min(c + 1, 15)` into `umin(max(x, 0), 14) + 1`,
 //! so the start and the end share no leaf; a clamp's value is always one of
-//! its operands, and a bound read in each case (`Facts::by_cases`) holds. An upper bound, exact for the
+//! its operands, and a bound read in each case (`Facts::by_cases`) holds.
+//! An upper bound, exact for the
 //! clamps of a stencil or a neighbour walk away from the edges; where no
 //! form cancels (`j < row_ptr[r + 1]` from `j = row_ptr[r]`: two loads)
 //! there is no bound and the walk keeps its guess.
