@@ -695,15 +695,17 @@ impl Value {
         unsafe { Value(LLVMGetOperand(self.0, i)) }
     }
 
-    /// Whether an `add`, `sub`, `mul` or `shl` carries `nsw` (no signed
-    /// wrap); false for any other value.
+    /// Whether an `add`, `sub`, `mul` or `shl` instruction carries `nsw`
+    /// (no signed wrap); false for any other value, a constant expression
+    /// included (`LLVMGetNSW` takes instructions only).
     pub fn has_nsw(self) -> bool {
-        let arith = matches!(
-            self.opcode(),
-            Some(Opcode::LLVMAdd | Opcode::LLVMSub | Opcode::LLVMMul | Opcode::LLVMShl)
-        );
+        let arith = self.is_instruction()
+            && matches!(
+                self.opcode(),
+                Some(Opcode::LLVMAdd | Opcode::LLVMSub | Opcode::LLVMMul | Opcode::LLVMShl)
+            );
         // SAFETY: `LLVMGetNSW` reads the flag of an overflowing binary
-        // operator, which `arith` checked this instruction is.
+        // instruction, which `arith` checked this is.
         arith && unsafe { LLVMGetNSW(self.0) != 0 }
     }
 
