@@ -212,3 +212,100 @@ fn kernel_data_must_be_a_bounded_regular_file() {
         );
     }
 }
+
+/// Float coordinates bound as kernel data pick each thread's cell: `(int)p.x`
+/// is converted as the GPU converts it. Kernel: testdata/corpus/cell_field.cu
+/// (`field[cy*64 + cx]`, `cx = min(max((int)p[i].x, 0), 63)`, likewise `cy`;
+/// 12-byte particles), sm_70, block 0's 256 threads (8 warps) as simulated.
+fn cell_field(particles: Option<&[[f32; 3]]>) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.json");
+    let mut cmd = Command::new(driver());
+    cmd.arg(testdata("corpus/cell_field.cu"))
+        .arg("--cuda-gpu-arch=sm_70")
+        .arg("--cache-report=json")
+        .arg(format!("--cache-report-file={}", report.display()))
+        // An executable: the host launch gives n, w and h.
+        .arg("-o")
+        .arg(dir.path().join("a.out"));
+    if let Some(ps) = particles {
+        let data = dir.path().join("p.f32");
+        let bytes: Vec<u8> = ps.iter().flatten().flat_map(|v| v.to_le_bytes()).collect();
+        std::fs::write(&data, bytes).unwrap();
+        cmd.arg(format!("--kernel-data=p={}", data.display()));
+    }
+    let out = run(&mut cmd);
+    assert!(out.status.success(), "{}", text(&out).1);
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    let k = &r["kernels"][0];
+    k["loads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["pattern"].as_str().unwrap().starts_with("field +"))
+        .unwrap_or_else(|| panic!("no field load in {k:#}"))
+        .clone()
+}
+
+#[test]
+fn bound_float_coordinates_pick_the_cells() {
+    // Every particle at (7.9, 0.2): cell (7, 0), field[7] for all 256
+    // threads. One 32-byte sector per warp: 8 sectors, the first a miss
+    // (32 B from L2), the other 7 hits.
+    let same = vec![[7.9, 0.2, 1.0]; 8192];
+    let l = cell_field(Some(&same));
+    assert!(
+        l["pattern"]
+            .as_str()
+            .unwrap()
+            .contains("int(([p + 12*tid.x"),
+        "{l:#}"
+    );
+    let m = &l["in_kernel"];
+    assert_eq!(
+        (&m["sectors"], &m["hits"], &m["l2_bytes"]),
+        (&8.into(), &7.into(), &32.into()),
+        "{m:#}"
+    );
+
+    // Particle t at (0.5, t % 64 + 0.5): cell row t % 64, field[64*(t % 64)],
+    // 256 bytes apart. Each lane reads its own sector (256 sectors); warps 0
+    // and 1 read rows 0..63 (64 lines missed: 2048 B), warps 2..7 read them
+    // again (192 hits).
+    let rows: Vec<[f32; 3]> = (0..8192)
+        .map(|t| [0.5, (t % 64) as f32 + 0.5, 1.0])
+        .collect();
+    let m = &cell_field(Some(&rows))["in_kernel"];
+    assert_eq!(
+        (&m["sectors"], &m["hits"], &m["l2_bytes"]),
+        (&256.into(), &192.into(), &2048.into()),
+        "{m:#}"
+    );
+}
+
+#[test]
+fn out_of_range_and_nan_coordinates_convert_as_cvt_rzi() {
+    // PTX `cvt.rzi.s32.f32` clamps to the i32 range and turns NaN into 0.
+    // Even threads at (3e9, NaN): cx = min(i32::MAX, 63) = 63, cy = 0; odd
+    // threads at (63.5, 0.0): the same cell (63, 0). One sector per warp:
+    // 8 sectors, 7 hits. (Wrapping 3e9 to i32 would give a negative x, cell
+    // 0 for the even lanes: two sectors per warp.)
+    let edge: Vec<[f32; 3]> = (0..8192)
+        .map(|t| {
+            if t % 2 == 0 {
+                [3e9, f32::NAN, 1.0]
+            } else {
+                [63.5, 0.0, 1.0]
+            }
+        })
+        .collect();
+    let m = &cell_field(Some(&edge))["in_kernel"];
+    assert_eq!((&m["sectors"], &m["hits"]), (&8.into(), &7.into()), "{m:#}");
+}
+
+#[test]
+fn without_bound_coordinates_the_cell_stays_unknown() {
+    let l = cell_field(None);
+    let pattern = l["pattern"].as_str().unwrap();
+    assert!(pattern.contains('?') && !pattern.contains("int("), "{l:#}");
+}

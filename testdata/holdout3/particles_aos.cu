@@ -1,3 +1,5 @@
+// sim-data: gpucc-cache "$PROGRAM" -o gen && ./gen --dump-kernel-data "$WORK"
+// sim-data-flags: --kernel-data=p=$WORK/p.f32 --kernel-data=cell_start=$WORK/cell_start.i32
 // particles_aos: one short-range force step for 2048 particles stored as an array of 28-byte
 // structs {x, y, z, vx, vy, vz, mass} (array of structs), binned in a 16 x 16 grid of unit cells
 // in x/y and sorted by cell on the host (cell_start[] table, 257 ints). Kernel 1 (thread per
@@ -15,6 +17,7 @@
 #include <cstring>
 #include <cmath>
 #include <cuda_runtime.h>
+#include "../sim/kernel_data_dump.h"
 
 #define NP 2048
 #define NCX 16
@@ -77,7 +80,7 @@ __global__ void integrate(const Particle *p, const float4 *acc, Particle *pout, 
   ke[i] = 0.5f * q.mass * (vx * vx + vy * vy + vz * vz);
 }
 
-int main() {
+int main(int argc, char **argv) {
   const int n = NP, ncx = NCX, ncy = NCY, ncells = NCX * NCY;
   const float cutoff2 = 1.0f, soft = 0.05f, dt = 0.002f, damping = 0.999f;
   const float xmax = (float)NCX - 0.001f, ymax = (float)NCY - 0.001f;
@@ -119,6 +122,14 @@ int main() {
   for (int c = 0; c < ncells; c++)
     if (cell_start[c + 1] - cell_start[c] > maxocc) maxocc = cell_start[c + 1] - cell_start[c];
 
+  // --dump-kernel-data DIR: write what the kernels' addresses depend on (the sorted particles, whose
+  // coordinates pick the cells, and the cell table), for the driver's --kernel-data
+  // (bench/sim/run --with-data), and stop before any CUDA call.
+  if (dump_kernel_data_asked(argc, argv)) {
+    dump(argv[2], "p.f32", hp, sizeof(Particle) * n);
+    dump(argv[2], "cell_start.i32", cell_start, sizeof(int) * (ncells + 1));
+    return 0;
+  }
   Particle *dp, *dpout;
   float4 *dacc;
   float *dke;

@@ -216,6 +216,8 @@ pub fn cast(op: CastOp, a: Interval, from: u32, to: u32) -> Interval {
             lo: 0,
             hi: umax(from),
         },
+        // The operand holds a float's bits, which order nothing: any value.
+        CastOp::FpToSi | CastOp::FpToUi => Interval::full(to),
     }
 }
 

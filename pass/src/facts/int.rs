@@ -31,6 +31,11 @@ pub enum CastOp {
     Trunc,
     ZExt,
     SExt,
+    /// `fptosi` of an IEEE float `from` bits wide (32 or 64) whose bits
+    /// the operand holds: a coordinate read from bound kernel data.
+    FpToSi,
+    /// `fptoui`, likewise.
+    FpToUi,
 }
 
 pub fn wrap(v: i128, bits: u32) -> i64 {
@@ -142,7 +147,40 @@ pub fn apply_cast(op: CastOp, v: i64, from: u32, to: u32) -> i64 {
         CastOp::Trunc => wrap(v as i128, to),
         CastOp::ZExt => wrap(unsigned(v, from) as i128, to),
         CastOp::SExt => wrap(wrap(v as i128, from) as i128, to),
+        CastOp::FpToSi | CastOp::FpToUi => float_to_int(op == CastOp::FpToSi, v, from, to),
     }
+}
+
+/// The integer a float converts to, as the GPU converts it: LLVM leaves an
+/// out-of-range `fptosi`/`fptoui` poison, but NVPTX writes them as
+/// `cvt.rzi`, which rounds toward zero and clamps to the destination's
+/// range, NaN to 0 (PTX ISA, `cvt`: "For float-to-integer conversions, the
+/// result is clamped to the destination range by default").
+fn float_to_int(signed: bool, bits: i64, from: u32, to: u32) -> i64 {
+    let x = if from == 64 {
+        f64::from_bits(bits as u64)
+    } else {
+        f64::from(f32::from_bits(bits as u32))
+    };
+    if x.is_nan() {
+        return 0;
+    }
+    let to = to.clamp(1, 64);
+    let (lo, hi) = if signed {
+        (-(2f64.powi(to as i32 - 1)), 2f64.powi(to as i32 - 1))
+    } else {
+        (0.0, 2f64.powi(to as i32))
+    };
+    // `hi` itself is out of range: clamp to the largest value below it.
+    let t = x.trunc();
+    if t >= hi {
+        return if signed {
+            wrap((1i128 << (to - 1)) - 1, to)
+        } else {
+            wrap((1i128 << to) - 1, to)
+        };
+    }
+    wrap(t.max(lo) as i128, to)
 }
 
 pub fn compare(pred: IntPredicate, a: i64, b: i64, bits: u32) -> bool {
@@ -178,6 +216,25 @@ mod tests {
         assert_eq!(apply_bin(BinOp::URem, 5, 0, 32), None);
         assert_eq!(apply_cast(CastOp::ZExt, -1, 32, 64), 0xffff_ffff);
         assert_eq!(apply_cast(CastOp::SExt, 0xffff_ffff, 32, 64), -1);
+        // Floats toward zero, clamped: 2.75 -> 2, -2.75 -> -2, 3e9 -> i32::MAX,
+        // -1.5 unsigned -> 0, NaN -> 0; a double -7.9 -> -7.
+        let f = |x: f32| i64::from(x.to_bits());
+        assert_eq!(apply_cast(CastOp::FpToSi, f(2.75), 32, 32), 2);
+        assert_eq!(apply_cast(CastOp::FpToSi, f(-2.75), 32, 32), -2);
+        assert_eq!(
+            apply_cast(CastOp::FpToSi, f(3e9), 32, 32),
+            i64::from(i32::MAX)
+        );
+        assert_eq!(
+            apply_cast(CastOp::FpToSi, f(-3e9), 32, 32),
+            i64::from(i32::MIN)
+        );
+        assert_eq!(apply_cast(CastOp::FpToUi, f(-1.5), 32, 32), 0);
+        assert_eq!(apply_cast(CastOp::FpToSi, f(f32::NAN), 32, 32), 0);
+        assert_eq!(
+            apply_cast(CastOp::FpToSi, (-7.9f64).to_bits() as i64, 64, 64),
+            -7
+        );
         assert!(compare(IntPredicate::LLVMIntULT, 3, -1, 32));
         assert!(!compare(IntPredicate::LLVMIntSLT, 3, -1, 32));
     }

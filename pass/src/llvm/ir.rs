@@ -550,6 +550,16 @@ impl Type {
         self.kind() == LLVMTypeKind::LLVMPointerTypeKind
     }
 
+    /// Bits of an IEEE `float` (32) or `double` (64); `None` for any other
+    /// type, `half` and vectors included.
+    pub fn float_bits(self) -> Option<u32> {
+        match self.kind() {
+            LLVMTypeKind::LLVMFloatTypeKind => Some(32),
+            LLVMTypeKind::LLVMDoubleTypeKind => Some(64),
+            _ => None,
+        }
+    }
+
     pub fn address_space(self) -> u32 {
         // SAFETY: only called on pointer types.
         unsafe { LLVMGetPointerAddressSpace(self.0) }

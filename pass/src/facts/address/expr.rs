@@ -440,7 +440,9 @@ pub(super) fn cast(op: CastOp, value: E, from: u32, to: u32) -> E {
     if let Expr::Const(v) = &*value {
         return konst(apply_cast(op, *v, from, to));
     }
-    if from == to {
+    // An integer cast to its own width is the value; a float's conversion
+    // never is (its operand holds the float's bits).
+    if from == to && matches!(op, CastOp::Trunc | CastOp::ZExt | CastOp::SExt) {
         return value;
     }
     Rc::new(Expr::Cast {

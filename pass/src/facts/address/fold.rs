@@ -295,6 +295,7 @@ impl<'a> Folder<'a> {
         }
         match op {
             Opcode::LLVMTrunc | Opcode::LLVMZExt | Opcode::LLVMSExt => self.int_cast(v, op, bits),
+            Opcode::LLVMFPToSI | Opcode::LLVMFPToUI => self.float_cast(v, op, bits),
             Opcode::LLVMPtrToInt
             | Opcode::LLVMIntToPtr
             | Opcode::LLVMBitCast
@@ -346,6 +347,49 @@ impl<'a> Folder<'a> {
         };
         let inner = self.fold(src);
         cast(cop, inner, from, bits)
+    }
+
+    /// `fptosi`/`fptoui` of a `float` or `double` read from kernel data the
+    /// user bound (`(int)p[i].x`, a particle's cell): known per thread like
+    /// a bound integer. Any other float is not followed (float arithmetic
+    /// is not modelled), so its conversion stays unknown.
+    fn float_cast(&mut self, v: Value, op: Opcode, bits: u32) -> E {
+        let unsupported = || {
+            let name = if op == Opcode::LLVMFPToSI {
+                "fptosi"
+            } else {
+                "fptoui"
+            };
+            unknown(Why::Unsupported(name.into()))
+        };
+        let src = v.operand(0);
+        let Some(float_bits) = src.ty().float_bits() else {
+            return unsupported();
+        };
+        // Without bound data the address is not folded at all: folding
+        // numbers the block-uniform loads it holds, and other loads' stand-in
+        // values follow those numbers.
+        if self.cx.bound.is_empty()
+            || src.opcode() != Some(Opcode::LLVMLoad)
+            || src.is_volatile()
+            || src.is_atomic()
+        {
+            return unsupported();
+        }
+        let from = self.fold(src.operand(0));
+        if !self.reads_bound(&from) {
+            return unsupported();
+        }
+        let data = Rc::new(Expr::Data {
+            from,
+            bytes: float_bits / 8,
+        });
+        let cop = if op == Opcode::LLVMFPToSI {
+            CastOp::FpToSi
+        } else {
+            CastOp::FpToUi
+        };
+        cast(cop, data, float_bits, bits)
     }
 
     /// A value read at another type of the same or another width (pointer

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::expr::{arg_name, BinOp, Cond, Expr, Sreg};
+use super::expr::{arg_name, BinOp, CastOp, Cond, Expr, Sreg};
 use crate::llvm::ir::IntPredicate;
 
 // ---------------------------------------------------------------------------
@@ -153,6 +153,11 @@ fn linear(e: &Expr, known: &Known) -> Option<Linear> {
             base: Some(format!("[{}]", render(from, known))),
             ..Linear::default()
         }),
+        // A float's conversion is no linear function of its bits.
+        Expr::Cast {
+            op: CastOp::FpToSi | CastOp::FpToUi,
+            ..
+        } => None,
         Expr::Cast { value, .. } => linear(value, known),
         Expr::Bin { op, lhs, rhs, .. } => {
             if !matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl) {
@@ -270,6 +275,11 @@ fn render_atom(e: &Expr, known: &Known) -> String {
         Expr::Uniform { from, .. } | Expr::Data { from, .. } => {
             format!("[{}]", render(from, known))
         }
+        Expr::Cast {
+            op: CastOp::FpToSi | CastOp::FpToUi,
+            value,
+            ..
+        } => format!("int({})", render(value, known)),
         other => render(other, known),
     }
 }
