@@ -452,18 +452,20 @@ fn signals_kill_children_and_clean_up() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
+        // The shell creates the file before it writes the pid: wait for a
+        // number, not for the file (a loaded machine showed it empty).
         let start = Instant::now();
-        while !pid_file.exists() {
+        let clang_pid = loop {
+            let text = std::fs::read_to_string(&pid_file).unwrap_or_default();
+            if let Ok(pid) = text.trim().parse::<u32>() {
+                break pid.to_string();
+            }
             assert!(
                 start.elapsed() < Duration::from_secs(30),
                 "the fake clang never started"
             );
             std::thread::sleep(Duration::from_millis(20));
-        }
-        let clang_pid = std::fs::read_to_string(&pid_file)
-            .unwrap()
-            .trim()
-            .to_string();
+        };
         Command::new("kill")
             .arg(format!("-{signal}"))
             .arg(child.id().to_string())
