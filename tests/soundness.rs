@@ -241,6 +241,64 @@ fn no_verdict_without_evidence() {
     }
 }
 
+/// The functions a fencing kernel calls run after its fence as much as its
+/// own code does: `sum_partials`, the `__noinline__` final sum of a
+/// last-block reduction, reads the partial sums other blocks wrote. An
+/// adversarial review found its loads `.ca` on sm_52 and sm_61 under every
+/// policy but `off`. Under separate compilation (`-fgpu-rdc`) a function
+/// another translation unit can call (`lookup`, reading a `__device__`
+/// table) may run after a fence there, so it stays plain too; in a
+/// whole-program build, called only by a kernel that does not fence, it is
+/// cached. sm_70 (a plain load allocates in L1 anyway) keeps the policy's.
+#[test]
+fn functions_a_fencing_kernel_calls_stay_plain_where_l1_is_opt_in() {
+    let input = testdata("regress/fence_callee.cu");
+    for arch in ["sm_52", "sm_61"] {
+        for policy in ["cache-all", "auto", "aggressive", "conservative"] {
+            let flag = format!("--cache-policy={policy}");
+            let (report, ptx) = driver_report(&input, arch, &[&flag, "-O3"]);
+            let callee = unit(&report, "sum_partials");
+            let loads = callee["loads"].as_array().unwrap();
+            assert!(loads.len() >= 2, "{arch} {policy}: {callee}");
+            for l in loads {
+                // Plain (the default: L2 only) or bypassed; never cached.
+                let op = l["operator"].as_str().unwrap();
+                assert!(
+                    l["decision"] != "cache" && !op.contains(".ca"),
+                    "{arch} {policy}: {l}"
+                );
+            }
+            if policy == "cache-all" {
+                assert!(
+                    (loads.iter())
+                        .all(|l| l["reason"].as_str().unwrap().starts_with(
+                            "a kernel that calls this function fences beyond its block"
+                        )),
+                    "{arch}: {callee}"
+                );
+                // `key[i]` and `lookup`'s table: the only .ca of the file.
+                assert_eq!(ptx.matches("ld.global.ca").count(), 2, "{arch}:\n{ptx}");
+            }
+        }
+        let rdc = driver_report(&input, arch, &["--cache-policy=cache-all", "-fgpu-rdc"]).0;
+        let lookup = &unit(&rdc, "lookup")["loads"][0];
+        assert_eq!(lookup["decision"], "default", "{arch}: {lookup}");
+        assert!(
+            (lookup["reason"].as_str().unwrap()).contains("another translation unit"),
+            "{arch}: {lookup}"
+        );
+    }
+    let (report, _) = driver_report(&input, "sm_70", &["--cache-policy=cache-all"]);
+    let callee = unit(&report, "sum_partials")["loads"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(
+        callee.iter().all(|l| l["decision"] == "cache"),
+        "{callee:?}"
+    );
+}
+
 /// A function that fences at device scope (`__threadfence()`, the
 /// last-block reduction of CUDA's samples) reads what other blocks wrote
 /// during the kernel. On sm_52 and sm_61 a plain `ld.global` is served

@@ -527,13 +527,34 @@ fn analyze_keeping(
             &mut unit_warnings,
         );
     }
+    // Every function in the call tree of a kernel that fences beyond its
+    // block, the kernel's own code included: a callee may run after the
+    // fence and read what other blocks wrote before it.
+    let fenced_trees: HashSet<Value> = (reaches.iter())
+        .filter(|(k, r)| fences_beyond_block(k) || r.iter().any(fences_beyond_block))
+        .flat_map(|(k, r)| std::iter::once(*k).chain(r.iter().copied()))
+        .collect();
     for (i, (unit, done)) in units.iter().zip(results).enumerate() {
         warnings.append(&mut unit_warnings[i]);
         let Some(mut done) = done else {
             continue;
         };
-        let reached = reaches.get(&unit.function).unwrap_or(&none);
-        set.keep_fenced_loads_plain(unit.function, reached, &mut done);
+        let why = if fenced_trees.contains(&unit.function) {
+            Some(if unit.is_kernel {
+                "the kernel fences beyond its block (__threadfence, membar.gl/.sys, a fence), itself or in what it calls"
+            } else {
+                "a kernel that calls this function fences beyond its block (__threadfence, membar.gl/.sys, a fence)"
+            })
+        } else if !set.opts.whole_program && !unit.is_kernel && !unit.function.has_local_linkage() {
+            // Separate compilation: a kernel of another translation unit
+            // may call it after a fence.
+            Some("the function can be called from another translation unit (separate compilation), after a fence there")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            set.keep_fenced_loads_plain(why, &mut done);
+        }
         if let Some(trace) = done.trace.take() {
             traces.push(KernelTrace {
                 name: done.report.name.clone(),
@@ -1068,6 +1089,34 @@ impl Walk<'_> {
 /// Whether PTX text (an inline asm template) fences beyond the block:
 /// `membar.gl`, `membar.sys`, or a `fence` whose scope is not `.cta` (PTX
 /// ISA, `membar`/`fence`).
+/// Whether `f` itself orders memory beyond its block: an IR fence (scopes
+/// not told apart: the worst case), `membar.gl`/`.sys`, a `fence` intrinsic
+/// or inline asm above CTA scope. Not an atomic's own ordering: clang
+/// writes CUDA's relaxed `atomicAdd` as a `seq_cst` read-modify-write,
+/// which the backend emits without a fence.
+fn fences_beyond_block(f: &Value) -> bool {
+    f.instructions().any(|inst| match inst.opcode() {
+        Some(Opcode::LLVMFence) => true,
+        Some(Opcode::LLVMCall) => {
+            let callee = inst.called_value();
+            if callee.is_inline_asm() {
+                // libcu++'s scoped atomics and fences, and users' own:
+                // `membar.gl`, `fence.acq_rel.gpu`, ...
+                return asm_fences_beyond_block(&callee.asm_text());
+            }
+            let name = if callee.is_function() {
+                callee.name()
+            } else {
+                String::new()
+            };
+            name.starts_with("llvm.nvvm.membar.gl")
+                || name.starts_with("llvm.nvvm.membar.sys")
+                || (name.starts_with("llvm.nvvm.fence.") && !name.contains(".cta"))
+        }
+        _ => false,
+    })
+}
+
 fn asm_fences_beyond_block(text: &str) -> bool {
     text.split([';', '\n']).any(|stmt| {
         // The opcode, after an optional predicate guard (`@p`) or label.
@@ -1084,49 +1133,18 @@ impl Setting<'_> {
     /// sm_61/62: `GlobalLoads::OptIn`, `L2Only`), a function that fences at
     /// device or system scope (`__threadfence()`, `membar.gl`/`.sys`, an IR
     /// `fence`), itself or in what it calls, may read what other blocks
-    /// wrote before it: L1 is not coherent for global data (PTX ISA, cache
+    /// wrote before it, and so may every function that a kernel fencing so
+    /// calls (it may run after the fence), and, under separate compilation,
+    /// every function another translation unit can call: `why` says which.
+    /// L1 is not coherent for global data (PTX ISA, cache
     /// operators), so a `.ca` written for a cached decision could serve a
     /// line this SM read earlier, stale, where the part's default (L2
     /// only) would not. Its loads decided "cache" are left as clang wrote
     /// them. PTX allows the stale read either way (a plain `ld` is `.ca`);
     /// code like CUDA's last-block reductions relies on the default, and
     /// when soundness is in doubt the driver assumes the worst.
-    fn keep_fenced_loads_plain(
-        &self,
-        function: Value,
-        reached: &HashSet<Value>,
-        out: &mut UnitResult,
-    ) {
+    fn keep_fenced_loads_plain(&self, why: &str, out: &mut UnitResult) {
         if self.hardware.global_loads == crate::gpu::hardware::GlobalLoads::L1ByDefault {
-            return;
-        }
-        let fences = |f: &Value| {
-            f.instructions().any(|inst| match inst.opcode() {
-                // An IR fence (scopes not told apart: the worst case). Not
-                // an atomic's own ordering: clang writes CUDA's relaxed
-                // `atomicAdd` as a `seq_cst` read-modify-write, which the
-                // backend emits without a fence.
-                Some(Opcode::LLVMFence) => true,
-                Some(Opcode::LLVMCall) => {
-                    let callee = inst.called_value();
-                    if callee.is_inline_asm() {
-                        // libcu++'s scoped atomics and fences, and users'
-                        // own: `membar.gl`, `fence.acq_rel.gpu`, ...
-                        return asm_fences_beyond_block(&callee.asm_text());
-                    }
-                    let name = if callee.is_function() {
-                        callee.name()
-                    } else {
-                        String::new()
-                    };
-                    name.starts_with("llvm.nvvm.membar.gl")
-                        || name.starts_with("llvm.nvvm.membar.sys")
-                        || (name.starts_with("llvm.nvvm.fence.") && !name.contains(".cta"))
-                }
-                _ => false,
-            })
-        };
-        if !fences(&function) && !reached.iter().any(fences) {
             return;
         }
         let cached: Vec<usize> = (out.report.loads.iter().enumerate())
@@ -1139,7 +1157,7 @@ impl Setting<'_> {
                 continue;
             };
             let reason = format!(
-                "the function fences beyond its block (__threadfence, membar.gl/.sys, a fence): its loads may read what other blocks wrote, and {}'s L1 is not coherent; left as clang wrote it (L2 only by default) instead of cached ({})",
+                "{why}: its loads may read what other blocks wrote, and {}'s L1 is not coherent; left as clang wrote it (L2 only by default) instead of cached ({})",
                 self.arch,
                 out.report.loads[entry].reason
             );
