@@ -531,38 +531,53 @@ fn debug_and_ptxas_flags_leave_clangs_ptx() {
         assert!(ours == theirs, "{flags:?}: the PTX differs from clang's");
     }
     // With -g and a policy that decides: clang's debug info whole, the
-    // operators written.
-    let (ok, _, err) = gpucc_in(
-        d,
-        &[
-            s(&src),
-            "--cuda-gpu-arch=sm_80",
-            "--cache-policy=cache-none",
+    // operators written. At -O0 clang marks the target `, debug`, which the
+    // keyed compile (line tables only) does not: once taken for a change of
+    // code, and every decision dropped with a warning (an adversarial
+    // review).
+    // At -O0 the project's pointers live in local memory (nothing to
+    // decide): a `__device__` table read at the thread's index is.
+    let table = d.join("table.cu");
+    std::fs::write(
+        &table,
+        "__device__ float table[256];\n__global__ void k(float *out) { out[threadIdx.x] = table[threadIdx.x]; }\n",
+    )
+    .unwrap();
+    for (level, src, decided) in [("-O3", &src, 3), ("-O0", &table, 1)] {
+        let (ok, _, err) = gpucc_in(
+            d,
+            &[
+                s(src),
+                "--cuda-gpu-arch=sm_80",
+                "--cache-policy=cache-none",
+                level,
+                "-g",
+                "-o",
+                "ours.ptx",
+            ],
+        );
+        assert!(ok, "{err}");
+        assert!(!err.contains("debug info changed"), "{level}: {err}");
+        let ours = std::fs::read_to_string(d.join("ours.ptx")).unwrap();
+        let made = run(device_clang("sm_80").current_dir(d).args([
+            "-S",
+            level,
             "-g",
             "-o",
-            "ours.ptx",
-        ],
-    );
-    assert!(ok, "{err}");
-    let ours = std::fs::read_to_string(d.join("ours.ptx")).unwrap();
-    let made = run(device_clang("sm_80").current_dir(d).args([
-        "-S",
-        "-O3",
-        "-g",
-        "-o",
-        "clang.ptx",
-        s(&src),
-    ]));
-    assert!(made.status.success());
-    let theirs = std::fs::read_to_string(d.join("clang.ptx")).unwrap();
-    let normal = gpucc_cache_pass::emit::ptx::normalized;
-    assert_eq!(normal(&ours), normal(&theirs));
-    assert_eq!(ours.matches(".loc").count(), theirs.matches(".loc").count());
-    assert_eq!(
-        ours.matches("ld.global.L1::no_allocate").count(),
-        3,
-        "{ours}"
-    );
+            "clang.ptx",
+            s(src),
+        ]));
+        assert!(made.status.success());
+        let theirs = std::fs::read_to_string(d.join("clang.ptx")).unwrap();
+        let normal = gpucc_cache_pass::emit::ptx::normalized;
+        assert_eq!(normal(&ours), normal(&theirs), "{level}");
+        assert_eq!(ours.matches(".loc").count(), theirs.matches(".loc").count());
+        let bypassed = ours.matches("L1::no_allocate").count();
+        assert_eq!(bypassed, decided, "{level}: {ours}");
+        if level == "-O0" {
+            assert!(ours.contains(".target sm_80, debug"), "{ours}");
+        }
+    }
 }
 
 /// Class 10: files clang writes beside the output land where clang puts

@@ -66,6 +66,12 @@ fn code_lines(ptx: &str) -> Vec<(usize, &str)> {
         if t.is_empty() || t.starts_with(".loc") || t.starts_with(".file") || is_debug_label(t) {
             continue;
         }
+        // `.target sm_70, debug`: full debug info (`-g` at -O0) says so on
+        // the target line, which the keyed compile's line tables do not.
+        let code = match code.strip_suffix(", debug") {
+            Some(target) if t.starts_with(".target") => target,
+            _ => code,
+        };
         out.push((i, code));
     }
     out
@@ -158,6 +164,20 @@ $L__func_end0:
         assert_eq!(out.lines().count(), PLAIN.lines().count());
         assert!(out.contains("$L__tmp0:\n\t.loc\t1 4 9\n"));
         assert!(out.contains(".section\t.debug_abbrev"));
+    }
+
+    #[test]
+    fn the_targets_debug_flag_is_debug_info() {
+        // clang -O0 -g writes `.target sm_70, debug`; the keyed compile,
+        // with line tables only, `.target sm_70`. The user's line stays.
+        let plain = format!(".target sm_70, debug\n{PLAIN}");
+        let decided = ".target sm_70\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\tld.param.u64 \t%rd1, [k_param_0];\n\tld.global.L1::no_allocate.f32 \t%f1, [%rd1];\n\tret;\n}\n";
+        let out = transplant(decided, &plain).unwrap();
+        assert!(out.starts_with(".target sm_70, debug\n"), "{out}");
+        assert!(out.contains("ld.global.L1::no_allocate.f32"), "{out}");
+        // Any other difference on the target line is one.
+        let other = decided.replace(".target sm_70", ".target sm_80");
+        assert!(transplant(&other, &plain).is_err());
     }
 
     #[test]
