@@ -162,6 +162,69 @@ fn relocatable_device_code_makes_callers_unknown() {
     );
 }
 
+/// Separate compilation names internal symbols after the unit's ID, which
+/// clang hashes from the command line; the driver's own runs have scratch
+/// paths there. One ID per input and command: the same PTX on every run,
+/// the same names for every arch, and otherwise clang's PTX.
+#[test]
+fn separate_compilation_names_internal_symbols_the_same_every_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(testdata("regress/rdc_internal.cu"), d.join("k.cu")).unwrap();
+    let suffixes = |ptx: &str| -> Vec<String> {
+        let mut v: Vec<String> = (ptx.match_indices("__intern__"))
+            .map(|(i, _)| {
+                let hash = ptx[i + 10..].chars().take_while(char::is_ascii_hexdigit);
+                format!("__intern__{}", hash.collect::<String>())
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let ours = |args: &[&str]| {
+        let out = run(Command::new(driver())
+            .current_dir(d)
+            .args(["-fgpu-rdc", "-O3", "k.cu", "--cuda-device-only", "-S"])
+            .args(args));
+        assert!(out.status.success(), "{}", text(&out).1);
+    };
+    ours(&["--cuda-gpu-arch=sm_70", "-o", "k.ptx"]);
+    let first = std::fs::read_to_string(d.join("k.ptx")).unwrap();
+    ours(&["--cuda-gpu-arch=sm_70", "-o", "k.ptx"]);
+    let second = std::fs::read_to_string(d.join("k.ptx")).unwrap();
+    assert_eq!(first, second, "two runs, two PTX texts");
+    let names = suffixes(&first);
+    assert_eq!(names.len(), 1, "{names:?}");
+    // clang's own PTX, but for the ID's hash.
+    let made = run(device_clang("sm_70").current_dir(d).args([
+        "-fgpu-rdc",
+        "-O3",
+        "-S",
+        "-o",
+        "clang.ptx",
+        "k.cu",
+    ]));
+    assert!(made.status.success());
+    let theirs = std::fs::read_to_string(d.join("clang.ptx")).unwrap();
+    let unnamed = |ptx: &str, names: &[String]| {
+        let mut t = gpucc_cache_pass::emit::ptx::normalized(ptx);
+        for n in names {
+            t = t.replace(n.as_str(), "__intern__ID");
+        }
+        t
+    };
+    assert_eq!(
+        unnamed(&first, &names),
+        unnamed(&theirs, &suffixes(&theirs))
+    );
+    // Two archs in one run: one name in both.
+    ours(&["--cuda-gpu-arch=sm_70", "--cuda-gpu-arch=sm_90"]);
+    let a = std::fs::read_to_string(d.join("k-sm_70.ptx")).unwrap();
+    let b = std::fs::read_to_string(d.join("k-sm_90.ptx")).unwrap();
+    assert_eq!(suffixes(&a), suffixes(&b));
+}
+
 #[test]
 fn loop_exit_test_is_not_a_guard() {
     let (report, _) = compile("loop_exit.cu", &[]);

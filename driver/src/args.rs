@@ -230,6 +230,10 @@ pub struct Job {
     /// Flags for clang, unchanged (less those the driver routes itself:
     /// `-x`, `-o`, the dependency and record files).
     pub clang_flags: Vec<String>,
+    /// The user's command as clang would see it: every argument that is
+    /// not the driver's own, inputs and outputs included, in order (for
+    /// `cuid`).
+    pub clang_command: Vec<String>,
     /// What the input is: from `-x`, else its extension; `None` for an
     /// extension the driver does not know (`Job::language` says so, after
     /// the input itself was checked).
@@ -437,6 +441,11 @@ struct Split {
     clang: Vec<String>,
     /// clang's flags exactly as given, for a pass-through run.
     clang_raw: Vec<String>,
+    /// Every argument that is not one of the driver's own options, as
+    /// written and in order: the user's command as a clang command.
+    literal: Vec<String>,
+    /// Whether the argument `take` just read was one of the driver's own.
+    took_own: bool,
     /// Each input with the `-x` in force for it.
     inputs: Vec<(PathBuf, Option<String>)>,
     output: Option<PathBuf>,
@@ -492,9 +501,13 @@ impl Split {
         let mut i = 0;
         while i < argv.len() {
             let start = i;
+            s.took_own = false;
             let ours = s.take(argv, &mut i)?;
             if !ours {
                 s.clang_raw.extend_from_slice(&argv[start..=i]);
+            }
+            if !s.took_own {
+                s.literal.extend_from_slice(&argv[start..=i]);
             }
             i += 1;
         }
@@ -515,6 +528,7 @@ impl Split {
         }
         let name = a.split('=').next().unwrap_or(a);
         if OWN_VALUED.contains(&name) {
+            self.took_own = true;
             self.own.push(a.into());
             if !a.contains('=') {
                 self.own.push(value_of(argv, i, a)?.into());
@@ -522,6 +536,7 @@ impl Split {
             return Ok(true);
         }
         if OWN_FLAGS.contains(&a) {
+            self.took_own = true;
             self.own.push(a.into());
             return Ok(true);
         }
@@ -1046,6 +1061,7 @@ fn device_job(split: &Split, own: &Own, arch: Option<Arch>, template: bool) -> R
         cuda_path: split.cuda_path.clone(),
         verbose: split.verbose,
         clang_flags: split.clang.clone(),
+        clang_command: split.literal.clone(),
         language,
         stdin: None,
         sidecars,

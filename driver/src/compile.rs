@@ -450,6 +450,13 @@ fn clang_command(job: &Job, clang: &Path, cuda: &Path) -> Command {
         cmd.arg("-O3");
     }
     cmd.args(&job.clang_flags);
+    if !job.options.whole_program && !crate::cuid::given(&job.clang_flags) {
+        // Separate compilation: clang's names for internal symbols.
+        cmd.arg(format!(
+            "-cuid={}",
+            crate::cuid::of(&job.input, &job.clang_command)
+        ));
+    }
     cmd
 }
 

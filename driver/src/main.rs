@@ -27,6 +27,7 @@ mod apply;
 mod args;
 mod build;
 mod compile;
+mod cuid;
 mod depfile;
 mod fatal;
 mod flags;
