@@ -136,6 +136,11 @@ fn bad_flag_values() {
         assert_clean_failure(&[&cu, flag], expect);
     }
     assert_clean_failure(&[&cu, "--block-dim"], "--block-dim needs a value");
+    // The value forgotten before another flag: said so, not "unexpected '-S'".
+    assert_clean_failure(
+        &["--block-dim", "-S", &cu],
+        "--block-dim needs a value, and '-S' is a flag",
+    );
     assert_clean_failure(&[&cu, "--block-dim=128", "--block-dim=64"], "name a kernel");
     assert_clean_failure(&[&cu, "--kernel-data=col"], "--kernel-data");
     assert_clean_failure(

@@ -106,6 +106,14 @@ fn without_data_the_gather_stays_unknown() {
 }
 
 #[test]
+fn empty_data_is_warned_about() {
+    let (ok, r, err) = spmv(&[], &[]);
+    assert!(ok, "{err}");
+    let warnings = r["warnings"].to_string();
+    assert!(warnings.contains("col.i32 is empty"), "{warnings}");
+}
+
+#[test]
 fn indices_past_the_end_of_the_data_are_unknown() {
     // Only the first 1000 indices are bound: the rest of the SM's threads
     // gather at unknown addresses, which can hit nothing.

@@ -531,7 +531,12 @@ impl Split {
             self.took_own = true;
             self.own.push(a.into());
             if !a.contains('=') {
-                self.own.push(value_of(argv, i, a)?.into());
+                let value = value_of(argv, i, a)?;
+                // `--block-dim -S`: the value was forgotten, not `-S` meant.
+                if value.len() > 1 && value.starts_with('-') {
+                    bail!("{a} needs a value, and '{value}' is a flag; write {a}=VALUE");
+                }
+                self.own.push(value.into());
             }
             return Ok(true);
         }

@@ -392,6 +392,12 @@ pub(super) fn module_warnings(set: &Setting, kernels: &[Kernel], warnings: &mut 
                  parameter, or give its index)",
                 d.path.display()
             ));
+        } else if d.bytes.is_empty() {
+            warnings.push(format!(
+                "kernel data {} is empty: every value read through it stays unknown (check the \
+                 file)",
+                d.path.display()
+            ));
         }
     }
     for k in kernels {
