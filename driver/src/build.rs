@@ -156,11 +156,17 @@ fn plan(b: &Build, files: &mut Outputs) -> Result<Plan> {
         link: None,
         report: None,
     };
+    // A name the user did not write is not called `-o` in an error.
+    let named = if b.output.is_some() {
+        "-o"
+    } else {
+        "the default output (no -o)"
+    };
     for (input, kind) in &b.inputs {
         let compiles = matches!(kind, InputKind::Device(_) | InputKind::Host);
         let object = object_name(b, input);
         plan.objects.push(match b.kind {
-            BuildKind::Objects if compiles && !to_stdout(b) => Some(files.output("-o", &object)?),
+            BuildKind::Objects if compiles && !to_stdout(b) => Some(files.output(named, &object)?),
             _ => None,
         });
         plan.deps.push(match (&b.deps, b.kind) {
@@ -179,9 +185,9 @@ fn plan(b: &Build, files: &mut Outputs) -> Result<Plan> {
         let mut per = Vec::new();
         for t in &b.targets {
             per.push(match (b.kind, kind) {
-                (BuildKind::DevicePerArch, InputKind::Device(_)) => {
-                    Some(files.output("-o", &arch_output(&b.device, input, t))?)
-                }
+                (BuildKind::DevicePerArch, InputKind::Device(_)) => Some(
+                    files.output("the output of one arch", &arch_output(&b.device, input, t))?,
+                ),
                 (BuildKind::Objects | BuildKind::Link, InputKind::Device(_))
                     if b.record_format.is_some() =>
                 {
@@ -203,7 +209,7 @@ fn plan(b: &Build, files: &mut Outputs) -> Result<Plan> {
     }
     if b.kind == BuildKind::Link && !to_stdout(b) {
         let out = b.output.clone().unwrap_or_else(|| PathBuf::from("a.out"));
-        plan.link = Some(files.output("-o", &out)?);
+        plan.link = Some(files.output(named, &out)?);
     }
     if let Some(r) = &b.device.report_file {
         plan.report = Some(files.output("--cache-report-file", r)?);
