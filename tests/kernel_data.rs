@@ -317,3 +317,50 @@ fn without_bound_coordinates_the_cell_stays_unknown() {
     let pattern = l["pattern"].as_str().unwrap();
     assert!(pattern.contains('?') && !pattern.contains("int("), "{l:#}");
 }
+
+/// `field[(int)p[i]]`, the conversion sign-extended for the index: the
+/// report's printer recursed forever on it (an adversarial review; clang
+/// died with SIGSEGV). testdata/regress/float_index.cu, sm_70, 32 blocks of
+/// 256, particle t at t % 64 + 0.5: block 0's thread t reads field[t % 64].
+/// Warps 0 and 1 miss 4 sectors each (128 B of field), warps 2..7 read the
+/// same lines again: 32 sectors, 24 hits. Conversions to 8 bits stay
+/// unknown: NVPTX converts to 16 bits and keeps that in the register.
+#[test]
+fn a_float_index_converted_and_extended_is_evaluated() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("p.f32");
+    let bytes: Vec<u8> = (0..8192)
+        .flat_map(|t| ((t % 64) as f32 + 0.5).to_le_bytes())
+        .collect();
+    std::fs::write(&data, bytes).unwrap();
+    let report = dir.path().join("r.json");
+    let out = run(Command::new(driver())
+        .arg(testdata("regress/float_index.cu"))
+        .arg("--cuda-gpu-arch=sm_70")
+        .arg(format!("--kernel-data=p={}", data.display()))
+        .arg("--cache-report=json")
+        .arg(format!("--cache-report-file={}", report.display()))
+        .arg("-o")
+        .arg(dir.path().join("a.out")));
+    assert!(out.status.success(), "{}", text(&out).1);
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    let field = |kernel: &str| -> Value {
+        let k = (r["kernels"].as_array().unwrap().iter())
+            .find(|k| k["name"].as_str().unwrap().starts_with(kernel))
+            .unwrap_or_else(|| panic!("no {kernel} in {r:#}"));
+        (k["loads"].as_array().unwrap().iter())
+            .find(|l| l["pattern"].as_str().unwrap().starts_with("field +"))
+            .unwrap()
+            .clone()
+    };
+    let m = &field("gather(")["in_kernel"];
+    assert_eq!(
+        (&m["sectors"], &m["hits"]),
+        (&32.into(), &24.into()),
+        "{m:#}"
+    );
+    for k in ["gather_s8(", "gather_u8("] {
+        let l = field(k);
+        assert!(l["pattern"].as_str().unwrap().contains('?'), "{l:#}");
+    }
+}

@@ -218,11 +218,19 @@ fn separate_compilation_names_internal_symbols_the_same_every_time() {
         unnamed(&first, &names),
         unnamed(&theirs, &suffixes(&theirs))
     );
-    // Two archs in one run: one name in both.
-    ours(&["--cuda-gpu-arch=sm_70", "--cuda-gpu-arch=sm_90"]);
-    let a = std::fs::read_to_string(d.join("k-sm_70.ptx")).unwrap();
-    let b = std::fs::read_to_string(d.join("k-sm_90.ptx")).unwrap();
-    assert_eq!(suffixes(&a), suffixes(&b));
+    // Two archs in one run: one name in both; also with clang's default
+    // written out (`-fuse-cuid=hash`, which would hash the driver's runs).
+    for extra in [&[][..], &["-fuse-cuid=hash"][..]] {
+        let mut args = vec!["--cuda-gpu-arch=sm_70", "--cuda-gpu-arch=sm_90"];
+        args.extend_from_slice(extra);
+        ours(&args);
+        let a = std::fs::read_to_string(d.join("k-sm_70.ptx")).unwrap();
+        let b = std::fs::read_to_string(d.join("k-sm_90.ptx")).unwrap();
+        assert_eq!(suffixes(&a), suffixes(&b), "{extra:?}");
+        ours(&args);
+        let again = std::fs::read_to_string(d.join("k-sm_70.ptx")).unwrap();
+        assert_eq!(a, again, "{extra:?}: two runs, two PTX texts");
+    }
 }
 
 #[test]

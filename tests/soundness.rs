@@ -299,6 +299,51 @@ fn functions_a_fencing_kernel_calls_stay_plain_where_l1_is_opt_in() {
     );
 }
 
+/// The fence rule reaches what a fencing kernel calls through a pointer
+/// (`sum_a`, `sum_b` from a table of function pointers), and, under
+/// separate compilation, what another unit may do: `finish` calls
+/// `signal_done`, defined elsewhere, and then reads partial sums; `api`'s
+/// `static` and anonymous-namespace helpers may run after another unit's
+/// fence. An adversarial review found all of them `.ca` on sm_52/sm_61.
+#[test]
+fn pointers_and_other_units_are_followed_by_the_fence_rule() {
+    for arch in ["sm_52", "sm_61"] {
+        let input = testdata("regress/fence_indirect.cu");
+        let (report, ptx) = driver_report(&input, arch, &["--cache-policy=cache-all"]);
+        assert!(!ptx.contains(".ca."), "{arch}:\n{ptx}");
+        for name in ["sum_a", "sum_b"] {
+            for l in unit(&report, name)["loads"].as_array().unwrap() {
+                assert_eq!(l["decision"], "default", "{arch}: {l}");
+            }
+        }
+        // Relocatable PTX (an extern call): ptxas assembles it only with -c.
+        let input = testdata("regress/fence_rdc.cu");
+        let dir = tempfile::tempdir().unwrap();
+        let (json, out) = (dir.path().join("r.json"), dir.path().join("k.ptx"));
+        let report_file = format!("--cache-report-file={}", json.display());
+        let flags = [
+            "--cache-policy=cache-all",
+            "-fgpu-rdc",
+            "--cache-report=json",
+            &report_file,
+        ];
+        let (ok, err) = gpucc_to(&input, arch, &out, &flags);
+        assert!(ok, "{err}");
+        let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let ptx = std::fs::read_to_string(&out).unwrap();
+        // Only `user`'s table read is cached.
+        assert_eq!(ptx.matches("ld.global.ca").count(), 1, "{arch}:\n{ptx}");
+        for name in ["finish", "helper(", "(anonymous namespace)::helper2"] {
+            let loads = unit(&report, name)["loads"].as_array().unwrap().clone();
+            assert!(!loads.is_empty(), "{arch}: {name}");
+            assert!(
+                loads.iter().all(|l| l["decision"] == "default"),
+                "{arch}: {loads:?}"
+            );
+        }
+    }
+}
+
 /// A function that fences at device scope (`__threadfence()`, the
 /// last-block reduction of CUDA's samples) reads what other blocks wrote
 /// during the kernel. On sm_52 and sm_61 a plain `ld.global` is served

@@ -14,15 +14,17 @@
 //! resolved, joined values split), which a driver can only imitate; and
 //! `clang -###`, which prints it, counts `-###` among them. So the names'
 //! suffix differs from clang's, as any other ID would. An ID the user chose
-//! (`-cuid=`, `-fuse-cuid=`) is left to clang as given.
+//! (`-cuid=`, `-fuse-cuid=none|random`) is left to clang as given.
 
 use std::path::Path;
 
-/// Whether the user chose the unit ID themselves.
+/// Whether the user chose the unit ID themselves: an ID, none, or a random
+/// one. `-fuse-cuid=hash` (clang's default, written out) asks for a hash
+/// of the command line, which the driver's is not: it gets the driver's.
 pub fn given(flags: &[String]) -> bool {
-    flags
-        .iter()
-        .any(|f| f.starts_with("-cuid=") || f.starts_with("-fuse-cuid="))
+    flags.iter().any(|f| {
+        f.starts_with("-cuid=") || (f.starts_with("-fuse-cuid=") && f != "-fuse-cuid=hash")
+    })
 }
 
 /// The ID of `input` under the user's `command` (the arguments that are not
@@ -59,6 +61,7 @@ mod tests {
         assert_ne!(a, of(Path::new("k.cu"), &other));
         assert!(given(&["-O3".into(), "-cuid=abc".into()]));
         assert!(given(&["-fuse-cuid=none".into()]));
+        assert!(!given(&["-fuse-cuid=hash".into()]));
         assert!(!given(&["-O3".into()]));
     }
 }

@@ -39,6 +39,7 @@ use crate::model::trace::Trace;
 use crate::options::{ArgRef, Dim3, Options, ShapeOrigin};
 use crate::report::{KernelReport, LoadReport, MachineReport, Report, SkippedLoad};
 
+mod fences;
 mod kernel_model;
 mod launch;
 use kernel_model::{decide_callees, emitted_decisions, reachable, ModelScope};
@@ -527,31 +528,13 @@ fn analyze_keeping(
             &mut unit_warnings,
         );
     }
-    // Every function in the call tree of a kernel that fences beyond its
-    // block, the kernel's own code included: a callee may run after the
-    // fence and read what other blocks wrote before it.
-    let fenced_trees: HashSet<Value> = (reaches.iter())
-        .filter(|(k, r)| fences_beyond_block(k) || r.iter().any(fences_beyond_block))
-        .flat_map(|(k, r)| std::iter::once(*k).chain(r.iter().copied()))
-        .collect();
+    let fenced = fences::fenced(module, &set.kernel_fns, set.opts.whole_program);
     for (i, (unit, done)) in units.iter().zip(results).enumerate() {
         warnings.append(&mut unit_warnings[i]);
         let Some(mut done) = done else {
             continue;
         };
-        let why = if fenced_trees.contains(&unit.function) {
-            Some(if unit.is_kernel {
-                "the kernel fences beyond its block (__threadfence, membar.gl/.sys, a fence), itself or in what it calls"
-            } else {
-                "a kernel that calls this function fences beyond its block (__threadfence, membar.gl/.sys, a fence)"
-            })
-        } else if !set.opts.whole_program && !unit.is_kernel && !unit.function.has_local_linkage() {
-            // Separate compilation: a kernel of another translation unit
-            // may call it after a fence.
-            Some("the function can be called from another translation unit (separate compilation), after a fence there")
-        } else {
-            None
-        };
+        let why = fenced.get(&unit.function).map(|w| w.says());
         if let Some(why) = why {
             set.keep_fenced_loads_plain(why, &mut done);
         }
@@ -1089,45 +1072,6 @@ impl Walk<'_> {
 /// Whether PTX text (an inline asm template) fences beyond the block:
 /// `membar.gl`, `membar.sys`, or a `fence` whose scope is not `.cta` (PTX
 /// ISA, `membar`/`fence`).
-/// Whether `f` itself orders memory beyond its block: an IR fence (scopes
-/// not told apart: the worst case), `membar.gl`/`.sys`, a `fence` intrinsic
-/// or inline asm above CTA scope. Not an atomic's own ordering: clang
-/// writes CUDA's relaxed `atomicAdd` as a `seq_cst` read-modify-write,
-/// which the backend emits without a fence.
-fn fences_beyond_block(f: &Value) -> bool {
-    f.instructions().any(|inst| match inst.opcode() {
-        Some(Opcode::LLVMFence) => true,
-        Some(Opcode::LLVMCall) => {
-            let callee = inst.called_value();
-            if callee.is_inline_asm() {
-                // libcu++'s scoped atomics and fences, and users' own:
-                // `membar.gl`, `fence.acq_rel.gpu`, ...
-                return asm_fences_beyond_block(&callee.asm_text());
-            }
-            let name = if callee.is_function() {
-                callee.name()
-            } else {
-                String::new()
-            };
-            name.starts_with("llvm.nvvm.membar.gl")
-                || name.starts_with("llvm.nvvm.membar.sys")
-                || (name.starts_with("llvm.nvvm.fence.") && !name.contains(".cta"))
-        }
-        _ => false,
-    })
-}
-
-fn asm_fences_beyond_block(text: &str) -> bool {
-    text.split([';', '\n']).any(|stmt| {
-        // The opcode, after an optional predicate guard (`@p`) or label.
-        let op = (stmt.split_whitespace())
-            .find(|w| !w.starts_with('@') && !w.ends_with(':'))
-            .unwrap_or("");
-        (op.starts_with("membar.") && !op.starts_with("membar.cta"))
-            || (op.starts_with("fence.") && !op.contains(".cta"))
-    })
-}
-
 impl Setting<'_> {
     /// Where plain global loads do not allocate in L1 by default (sm_5x,
     /// sm_61/62: `GlobalLoads::OptIn`, `L2Only`), a function that fences at
@@ -1135,7 +1079,8 @@ impl Setting<'_> {
     /// `fence`), itself or in what it calls, may read what other blocks
     /// wrote before it, and so may every function that a kernel fencing so
     /// calls (it may run after the fence), and, under separate compilation,
-    /// every function another translation unit can call: `why` says which.
+    /// every function another translation unit can call (`fences::fenced`;
+    /// `why` says which).
     /// L1 is not coherent for global data (PTX ISA, cache
     /// operators), so a `.ca` written for a cached decision could serve a
     /// line this SM read earlier, stale, where the part's default (L2

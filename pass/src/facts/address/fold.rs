@@ -366,6 +366,13 @@ impl<'a> Folder<'a> {
         let Some(float_bits) = src.ty().float_bits() else {
             return unsupported();
         };
+        // Below 16 bits NVPTX converts to 16 (`cvt.rzi.s16.f32`, registers
+        // have no 8-bit form) and keeps the 16-bit value in the register the
+        // i8 lives in, so an out-of-range (poison) conversion reads back as
+        // the 16-bit one, which no i8 value is: left unknown.
+        if bits < 16 {
+            return unsupported();
+        }
         // Without bound data the address is not folded at all: folding
         // numbers the block-uniform loads it holds, and other loads' stand-in
         // values follow those numbers.

@@ -280,6 +280,10 @@ fn render_atom(e: &Expr, known: &Known) -> String {
             value,
             ..
         } => format!("int({})", render(value, known)),
+        // An integer cast around a form with no linear shape (a float's
+        // conversion): shown as its operand, as `linear` shows casts; never
+        // `render` of the cast itself, which would come back here.
+        Expr::Cast { value, .. } => render(value, known),
         other => render(other, known),
     }
 }
