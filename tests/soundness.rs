@@ -317,7 +317,7 @@ fn pointers_and_other_units_are_followed_by_the_fence_rule() {
             }
         }
         // Relocatable PTX (an extern call): ptxas assembles it only with -c.
-        let input = testdata("regress/fence_rdc.cu");
+        let input = testdata("rdc/fence_rdc.cu");
         let dir = tempfile::tempdir().unwrap();
         let (json, out) = (dir.path().join("r.json"), dir.path().join("k.ptx"));
         let report_file = format!("--cache-report-file={}", json.display());

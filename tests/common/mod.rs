@@ -205,6 +205,8 @@ pub fn cu_files(dir: &Path, out: &mut Vec<PathBuf>) {
         .collect();
     entries.sort();
     for p in entries {
+        // `rdc`: sources that call device functions of other units, which
+        // only separate compilation (`-fgpu-rdc`) assembles.
         let skipped = [
             "errors",
             "stress",
@@ -212,6 +214,7 @@ pub fn cu_files(dir: &Path, out: &mut Vec<PathBuf>) {
             "sim",
             "launch_args",
             "bounded",
+            "rdc",
         ];
         if p.is_dir() && !skipped.iter().any(|s| p.ends_with(s)) {
             cu_files(&p, out);
