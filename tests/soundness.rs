@@ -46,6 +46,17 @@ fn llc(ir: &str, cpu: &str, dir: &Path) -> String {
 }
 
 fn driver_report(input: &Path, arch: &str, extra: &[&str]) -> (Value, String) {
+    report_unassembled(input, arch, extra, |ptx| assert_ptxas_accepts(ptx, arch))
+}
+
+/// The report and PTX of `input`; `check` sees the PTX file first (ptxas
+/// assembles relocatable PTX, with calls to other units, only with -c).
+fn report_unassembled(
+    input: &Path,
+    arch: &str,
+    extra: &[&str],
+    check: impl FnOnce(&Path),
+) -> (Value, String) {
     let dir = tempfile::tempdir().unwrap();
     let (json, ptx) = (dir.path().join("r.json"), dir.path().join("k.ptx"));
     let report_file = format!("--cache-report-file={}", json.display());
@@ -53,7 +64,7 @@ fn driver_report(input: &Path, arch: &str, extra: &[&str]) -> (Value, String) {
     flags.extend_from_slice(extra);
     let (ok, err) = gpucc_to(input, arch, &ptx, &flags);
     assert!(ok, "{}: {err}", input.display());
-    assert_ptxas_accepts(&ptx, arch);
+    check(&ptx);
     let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     (report, std::fs::read_to_string(&ptx).unwrap())
 }
@@ -316,21 +327,10 @@ fn pointers_and_other_units_are_followed_by_the_fence_rule() {
                 assert_eq!(l["decision"], "default", "{arch}: {l}");
             }
         }
-        // Relocatable PTX (an extern call): ptxas assembles it only with -c.
+        // Relocatable PTX (an extern call): not assembled.
         let input = testdata("rdc/fence_rdc.cu");
-        let dir = tempfile::tempdir().unwrap();
-        let (json, out) = (dir.path().join("r.json"), dir.path().join("k.ptx"));
-        let report_file = format!("--cache-report-file={}", json.display());
-        let flags = [
-            "--cache-policy=cache-all",
-            "-fgpu-rdc",
-            "--cache-report=json",
-            &report_file,
-        ];
-        let (ok, err) = gpucc_to(&input, arch, &out, &flags);
-        assert!(ok, "{err}");
-        let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        let ptx = std::fs::read_to_string(&out).unwrap();
+        let flags = ["--cache-policy=cache-all", "-fgpu-rdc"];
+        let (report, ptx) = report_unassembled(&input, arch, &flags, |_| {});
         // Only `user`'s table read is cached.
         assert_eq!(ptx.matches("ld.global.ca").count(), 1, "{arch}:\n{ptx}");
         for name in ["finish", "helper(", "(anonymous namespace)::helper2"] {

@@ -134,7 +134,7 @@ fn calls_unseen(f: &Value) -> bool {
 /// or inline asm above CTA scope. Not an atomic's own ordering: clang
 /// writes CUDA's relaxed `atomicAdd` as a `seq_cst` read-modify-write,
 /// which the backend emits without a fence.
-pub(super) fn fences_beyond_block(f: &Value) -> bool {
+fn fences_beyond_block(f: &Value) -> bool {
     f.instructions().any(|inst| match inst.opcode() {
         Some(Opcode::LLVMFence) => true,
         Some(Opcode::LLVMCall) => {
