@@ -7,8 +7,10 @@
 //! name contains one of them (`-- gather`, `-- "4 sets"`, `-- "gather 1 M"`).
 //!
 //! Prints thread-accesses per second, best of three runs of a reused `L1`,
-//! for a whole run ([`L1::run`]: coalescing and replay) and for a replay of
-//! requests coalesced beforehand ([`L1::run_requests`], what `auto` repeats),
+//! for a whole run ([`L1::run`]: coalescing and replay), for a replay of
+//! requests coalesced beforehand ([`L1::run_requests`]) and for the same
+//! replay without provenance ([`L1::count_requests`], what `auto`'s search
+//! repeats),
 //! each in wall time and, where Linux reports it, in time on a CPU (which
 //! leaves out time other processes held the core on a shared machine); and,
 //! to show the cost is linear in accesses, each size's wall cost per access
@@ -189,6 +191,13 @@ fn main() {
                 let (replay, replay_cpu, again) =
                     time(|| (l1.run_requests(&trace, &requests, &cached)).expect("valid trace"));
                 assert_eq!(sim, again, "a replay of the same requests is the same run");
+                let (count, count_cpu, counted) =
+                    time(|| (l1.count_requests(&trace, &requests, &cached)).expect("valid trace"));
+                assert_eq!(
+                    (sim.loads, sim.stores, sim.evictions),
+                    (counted.loads, counted.stores, counted.evictions),
+                    "counting without provenance counts the same"
+                );
                 drop(requests);
                 let ns = wall.as_secs_f64() * 1e9 / n as f64;
                 let base = *base_ns.get_or_insert(ns);
@@ -196,7 +205,8 @@ fn main() {
                     |d: Option<Duration>| d.map_or("-".into(), |d| format!("{:.1}", rate(n, d)));
                 println!(
                     "  {:<10} {:>3} M: run {:>7.1} ms {:>6.1} M/s (on-CPU {:>6}) \
-                     x{:.2} vs 1 M | replay {:>6.1} M/s (on-CPU {:>6}) | hits {}",
+                     x{:.2} vs 1 M | replay {:>6.1} M/s (on-CPU {:>6}) \
+                     | count {:>6.1} M/s (on-CPU {:>6}) | hits {}",
                     pattern.name(),
                     n >> 20,
                     wall.as_secs_f64() * 1e3,
@@ -205,6 +215,8 @@ fn main() {
                     ns / base,
                     rate(n, replay),
                     on_cpu(replay_cpu),
+                    rate(n, count),
+                    on_cpu(count_cpu),
                     sim.loads.hits,
                 );
             }

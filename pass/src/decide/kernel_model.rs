@@ -246,7 +246,7 @@ pub fn verdict_choice(v: &[Option<bool>], n: usize, default: bool, l1_usable: bo
 pub fn l2_bytes_of(trace: &Trace, config: L1Config, cached: &[bool]) -> Result<u64, L1Error> {
     let mut l1 = L1::new(config)?;
     let requests = l1.requests(trace)?;
-    Ok(l1.run_requests(trace, &requests, cached)?.loads.l2_bytes)
+    Ok(l1.count_requests(trace, &requests, cached)?.loads.l2_bytes)
 }
 
 /// One step of the local search: flip one load, or set every copy of one
@@ -280,7 +280,7 @@ impl Search<'_> {
         self.simulations += 1;
         self.simulated_accesses += self.trace.thread_accesses();
         let b = (self.l1)
-            .run_requests(self.trace, self.requests, cached)?
+            .count_requests(self.trace, self.requests, cached)?
             .loads
             .l2_bytes;
         self.seen.push((cached.to_vec(), b));

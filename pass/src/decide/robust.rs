@@ -257,7 +257,7 @@ pub fn weigh_and_descend(
             simulations += 1;
             simulated_accesses += sc.trace.thread_accesses();
             let b = l1
-                .run_requests(sc.trace, &requests, &cand.cached)?
+                .count_requests(sc.trace, &requests, &cand.cached)?
                 .loads
                 .l2_bytes;
             bytes[c].push(b);
@@ -300,7 +300,7 @@ pub fn weigh_and_descend(
             let mut figures = Vec::with_capacity(scenarios.len());
             for (sc, (l1, requests)) in scenarios.iter().zip(runs.iter_mut()) {
                 figures.push(
-                    l1.run_requests(sc.trace, requests, &flipped)?
+                    l1.count_requests(sc.trace, requests, &flipped)?
                         .loads
                         .l2_bytes,
                 );

@@ -734,7 +734,8 @@ fn check_against_naive(t: &Trace, config: &L1Config) {
 /// `run` coalesces each event just before replaying it; `run_requests`
 /// replays requests coalesced beforehand: every figure agrees (provenance
 /// included), on scanned (narrow) and indexed (wide) sets, one or two
-/// slices and every policy.
+/// slices and every policy. `count_requests` gives the same counts and no
+/// provenance.
 #[test]
 fn streamed_run_matches_replayed_requests() {
     let mut seed = 100;
@@ -766,6 +767,19 @@ fn streamed_run_matches_replayed_requests() {
                 for cached in [&[true, false][..], &[false, true]] {
                     let sim = l1.run(&t, cached).unwrap();
                     assert_eq!(l1.run_requests(&t, &requests, cached).unwrap(), sim);
+                    // Counting alone: the same counts, no provenance.
+                    let counted = l1.count_requests(&t, &requests, cached).unwrap();
+                    assert_eq!(
+                        (counted.loads, counted.stores, counted.atomics),
+                        (sim.loads, sim.stores, sim.atomics)
+                    );
+                    assert_eq!(counted.evictions, sim.evictions);
+                    for (c, s) in counted.instructions.iter().zip(&sim.instructions) {
+                        assert_eq!(c.counts, s.counts);
+                        assert_eq!(c.from, Provenance::default());
+                    }
+                    let hits: u64 = sim.instructions.iter().map(|r| r.from.same_warp).sum();
+                    assert!(hits > 0, "provenance is kept by the full replay");
                 }
             }
         }

@@ -579,15 +579,15 @@ pub fn simulate(k: &KernelInputs) -> Result<SmResult, NoModel> {
                     choice[j] = !m.auto[i];
                 }
             }
-            let sim = crate::model::l1sim::simulate(&trace, &config, &choice)
-                .map_err(|e| NoModel::Error(e.to_string()))?;
+            let flipped =
+                l2_bytes_of(&trace, config, &choice).map_err(|e| NoModel::Error(e.to_string()))?;
             m.simulations += 1;
             m.simulated_accesses += trace.thread_accesses();
             flips.insert(
                 e,
                 Flip {
                     chosen: m.bytes.auto,
-                    flipped: sim.loads.l2_bytes,
+                    flipped,
                 },
             );
         }
