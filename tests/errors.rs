@@ -303,6 +303,24 @@ fn llvm_fatal_errors_are_one_line() {
         !std::path::Path::new(o).exists(),
         "no output is left behind"
     );
+    // The same error inside clang (a `.cu` input): clang's node dump, bug
+    // request and stack dump are not shown, the plugin's key locations do
+    // not reach the message, and no crash reproducer is left in the
+    // temporary directory.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(driver());
+    cmd.args([&td("errors/atomic_acquire.cu"), "-S", "-o", o])
+        .env("TMPDIR", tmp.path());
+    assert_clean_exit(
+        &mut cmd,
+        "atomic_acquire.cu: Cannot select: i32,ch = AtomicLoad<(load acquire (s32)",
+    );
+    let err = text(&run(&mut cmd)).1;
+    assert!(!err.contains("gpucc-cache-keys"), "{err}");
+    assert!(err.contains("on any arch"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+    assert!(left.is_empty(), "left in the temporary directory: {left:?}");
+    assert!(!std::path::Path::new(o).exists(), "no PTX is written");
 }
 
 #[test]

@@ -180,7 +180,7 @@ pub fn device(job: &Job, scratch: &Path) -> Result<Made> {
         // the module) is the driver's own: one line, as the driver's
         // other errors, without clang's summary of it.
         Err(e) => {
-            return match held.show_but_plugin_error(&scratch.join(REPORT_FILE))? {
+            return match held.show_but_plugin_error(&scratch.join(REPORT_FILE), &shown(job))? {
                 Some(message) => Err(anyhow!("{message}")),
                 None => Err(e),
             }
@@ -267,17 +267,28 @@ impl Diagnostics<'_> {
     /// error and clang's count of errors, where the plugin wrote one
     /// (`options::error_file` beside `report`): then its message. The
     /// plugin's own file, not a line of the text, says so: a source's
-    /// message may read like one.
-    fn show_but_plugin_error(self, report: &Path) -> Result<Option<String>> {
+    /// message may read like one. A fatal error of LLVM's backend
+    /// (`fatal::in_clang_log`) is shown as our one line for `input`,
+    /// without clang's node dump, bug request and stack dump.
+    fn show_but_plugin_error(self, report: &Path, input: &str) -> Result<Option<String>> {
         let Diagnostics::Held(path) = self else {
             return Ok(None);
         };
+        let text = String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned();
         let Ok(message) = std::fs::read_to_string(gpucc_cache_pass::options::error_file(report))
         else {
-            self.show()?;
-            return Ok(None);
+            let Some((before, message)) = crate::fatal::in_clang_log(&text, input, without_colours)
+            else {
+                self.show()?;
+                return Ok(None);
+            };
+            let mut err = std::io::stderr().lock();
+            for line in before {
+                writeln!(err, "{line}")
+                    .context("cannot write clang's messages to standard error")?;
+            }
+            return Ok(Some(message));
         };
-        let text = String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned();
         let ours = format!(
             "error: gpucc-cache: {}",
             message.lines().next().unwrap_or("")
@@ -450,6 +461,15 @@ fn clang_command(job: &Job, clang: &Path, cuda: &Path) -> Command {
         cmd.arg("-O3");
     }
     cmd.args(&job.clang_flags);
+    // A crash reproducer (clang writes NAME-sm_XX-*.cu and .sh to the
+    // temporary directory and leaves them) would hold our command line, with
+    // the plugin and its key locations, not the user's: none is written
+    // unless the user asks for one.
+    let reproducer =
+        |f: &String| f.contains("crash-diagnostics") || f.starts_with("-gen-reproducer");
+    if !job.clang_flags.iter().any(reproducer) {
+        cmd.arg("-fno-crash-diagnostics");
+    }
     if !job.options.whole_program && !crate::cuid::given(&job.clang_flags) {
         // Separate compilation: clang's names for internal symbols.
         cmd.arg(format!(
