@@ -1328,6 +1328,80 @@ fn sidecars(split: &Split, output: &Path) -> Result<Sidecars> {
     })
 }
 
+/// Two flags that give one kernel's shape, or one parameter's value or
+/// data, differently are an error, as two shapes for every kernel are:
+/// taking the first or the last would be a silent choice. Giving the same
+/// thing twice is harmless. A parameter named once by name and once by
+/// position is only known to be one parameter in the kernel; there the
+/// last flag wins (README).
+fn no_conflicts(o: &Options) -> Result<()> {
+    use gpucc_cache_pass::options::{ArgRef, ShapeOrigin};
+    let param = |a: &ArgRef| match a {
+        ArgRef::Name(n) => format!("'{n}'"),
+        ArgRef::Index(i) => format!("index {i}"),
+    };
+    for (flag, shapes) in [
+        ("--block-dim", &o.kernel_blocks),
+        ("--grid-dim", &o.kernel_grids),
+    ] {
+        let user: Vec<&KernelShape> = (shapes.iter())
+            .filter(|s| s.origin == ShapeOrigin::User)
+            .collect();
+        for (i, a) in user.iter().enumerate() {
+            if let Some(b) = user[i + 1..]
+                .iter()
+                .find(|b| b.kernel == a.kernel && b.dim != a.dim)
+            {
+                let dim = |d: gpucc_cache_pass::options::Dim3| format!("{}x{}x{}", d.x, d.y, d.z);
+                bail!(
+                    "{flag} gives kernel '{}' two shapes ({} and {}); give it once",
+                    a.kernel,
+                    dim(a.dim),
+                    dim(b.dim)
+                );
+            }
+        }
+    }
+    for (i, (a, v)) in o.kernel_args.iter().enumerate() {
+        if let Some((_, w)) = o.kernel_args[i + 1..]
+            .iter()
+            .find(|(b, w)| b == a && w != v)
+        {
+            bail!(
+                "--kernel-arg gives parameter {} two values ({v} and {w}); give it once",
+                param(a)
+            );
+        }
+    }
+    for (i, a) in o.kernel_registers.iter().enumerate() {
+        if let Some(b) = o.kernel_registers[i + 1..]
+            .iter()
+            .find(|b| b.kernel == a.kernel && b.count != a.count)
+        {
+            bail!(
+                "--registers gives kernel '{}' two counts ({} and {}); give it once",
+                a.kernel,
+                a.count,
+                b.count
+            );
+        }
+    }
+    for (i, a) in o.kernel_data.iter().enumerate() {
+        if let Some(b) = o.kernel_data[i + 1..]
+            .iter()
+            .find(|b| b.arg == a.arg && b.path != a.path)
+        {
+            bail!(
+                "--kernel-data gives parameter {} two files ({} and {}); give it once",
+                param(&a.arg),
+                a.path.display(),
+                b.path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// The pass options from our flags.
 fn options(own: &Own, arch: Option<Arch>, clang: &[String]) -> Result<Options> {
     let mut options = Options::default();
@@ -1371,6 +1445,7 @@ fn options(own: &Own, arch: Option<Arch>, clang: &[String]) -> Result<Options> {
     if options.sample_blocks > 1 && options.grid.is_none() {
         bail!("--sample-blocks needs --grid-dim=X[xY[xZ]] to know where the blocks are");
     }
+    no_conflicts(&options)?;
     Ok(Options {
         arch,
         whole_program: !clang.iter().any(|f| f == "-fgpu-rdc" || f == "-rdc=true"),
@@ -1716,6 +1791,78 @@ mod tests {
             let v: Vec<String> = bad.iter().map(|s| s.to_string()).collect();
             let e = parse(&v).err().expect("an error").to_string();
             assert!(!e.contains('\n'), "{bad:?}: {e}");
+        }
+    }
+
+    /// One kernel's shape, one parameter's value or data, one kernel's
+    /// registers given twice differently: an error naming both; the same
+    /// given twice stands (adversarial review, eighteenth session: named
+    /// shapes kept the first silently, values and data the last).
+    #[test]
+    fn conflicting_repeats_are_errors() {
+        let e = |args: &[&str]| {
+            let v: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+            parse(&v).err().map(|e| e.to_string())
+        };
+        for (args, expect) in [
+            (
+                &["k.cu", "--block-dim=k=32", "--block-dim=k=1024"][..],
+                "--block-dim gives kernel 'k' two shapes (32x1x1 and 1024x1x1); give it once",
+            ),
+            (
+                &["k.cu", "--grid-dim=k=4", "--grid-dim=k=8x2"],
+                "--grid-dim gives kernel 'k' two shapes (4x1x1 and 8x2x1)",
+            ),
+            (
+                &["k.cu", "--kernel-arg=s=64", "--kernel-arg=s=1"],
+                "--kernel-arg gives parameter 's' two values (64 and 1); give it once",
+            ),
+            (
+                &["k.cu", "--kernel-arg=2=5", "--kernel-arg=2=6"],
+                "--kernel-arg gives parameter index 2 two values (5 and 6)",
+            ),
+            (
+                &["k.cu", "--registers=k=40", "--registers=k=64"],
+                "--registers gives kernel 'k' two counts (40 and 64)",
+            ),
+        ] {
+            let got = e(args).unwrap_or_default();
+            assert!(got.contains(expect), "{args:?}: {got}");
+            assert!(!got.contains('\n'), "{got}");
+        }
+        let dir = std::env::temp_dir().join(format!("gpucc-cache-args-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a.i32"), dir.join("b.i32"));
+        std::fs::write(&a, [1, 0, 0, 0]).unwrap();
+        std::fs::write(&b, [2, 0, 0, 0]).unwrap();
+        let (fa, fb) = (
+            format!("--kernel-data=idx={}", a.display()),
+            format!("--kernel-data=idx={}", b.display()),
+        );
+        let got = e(&["k.cu", &fa, &fb]).unwrap_or_default();
+        let twice = e(&["k.cu", &fa, &fa]);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(
+            got.contains("--kernel-data gives parameter 'idx' two files (")
+                && got.ends_with("); give it once"),
+            "{got}"
+        );
+        assert_eq!(twice, None, "the same file twice");
+        for same in [
+            &[
+                "k.cu",
+                "--block-dim=k=32",
+                "--block-dim=k=32",
+                "--block-dim=j=64",
+            ][..],
+            &[
+                "k.cu",
+                "--kernel-arg=s=64",
+                "--kernel-arg=s=64",
+                "--kernel-arg=t=1",
+            ],
+        ] {
+            assert_eq!(e(same), None, "{same:?}");
         }
     }
 
