@@ -121,6 +121,26 @@ fn indices_past_the_end_of_the_data_are_unknown() {
     assert!(ok, "{err}");
     let m = &gather(&r)["in_kernel"];
     assert!(m["sectors"].as_u64().unwrap() > 64, "{m:#}");
+    // Said once, naming the parameter and the file (adversarial review,
+    // eighteenth session: a short file gave no sign). `row` covers every
+    // thread the SM runs (the first NNZ), so it is not named.
+    let warnings: Vec<String> = (r["warnings"].as_array().unwrap().iter())
+        .map(|w| w.as_str().unwrap().to_string())
+        .filter(|w| w.contains("fall outside its kernel data"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("parameter 'col'") && warnings[0].contains("col.i32 (4000 B;"),
+        "{warnings:?}"
+    );
+    // Data that covers what the kernel reads gives no such warning.
+    let (ok, r, err) = spmv(&vec![7; NNZ], &[]);
+    assert!(ok, "{err}");
+    assert!(
+        !r["warnings"].to_string().contains("fall outside"),
+        "{}",
+        r["warnings"]
+    );
 }
 
 #[test]

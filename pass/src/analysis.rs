@@ -722,6 +722,29 @@ fn analyze_unit(
     if unit.is_kernel && ((asked && reads) || set.keep_traces) {
         walk.model_kernel(&mut out, scope, warnings);
     }
+    // A file shorter than what the kernel reads, or of another element
+    // type, leaves those values unknown without failing: said once.
+    for o in walk
+        .memory
+        .as_ref()
+        .map(|m| m.outside())
+        .unwrap_or_default()
+    {
+        let params = unit.function.params();
+        let name = params
+            .get(o.index as usize)
+            .map(|p| p.name())
+            .filter(|n| !n.is_empty())
+            .map_or(format!("index {}", o.index), |n| format!("'{n}'"));
+        warnings.push(format!(
+            "{}: reads through parameter {name} fall outside its kernel data {} ({} B; {} reads \
+             the analysis made); those values stay unknown: check the file's length and element type",
+            demangle(&symbol),
+            o.path.display(),
+            o.len,
+            o.reads
+        ));
+    }
     Ok(Some(out))
 }
 

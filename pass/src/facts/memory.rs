@@ -8,6 +8,8 @@
 //! integer loads are served; a read past the end, or of a width other than 1, 2,
 //! 4 or 8 bytes, is unknown.
 
+use std::cell::Cell;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::facts::address::Base;
@@ -17,10 +19,33 @@ use crate::options::{ArgRef, KernelData};
 /// The bound regions of one kernel.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Memory {
-    /// (parameter index, start address, bytes), by parameter index.
-    regions: Vec<(u32, i64, Arc<Vec<u8>>)>,
+    regions: Vec<Region>,
     /// Guessed row offsets ([`Memory::guess_rows`]).
     rows: Vec<GuessedRows>,
+}
+
+/// One parameter's bound data.
+#[derive(Clone, Debug, PartialEq)]
+struct Region {
+    index: u32,
+    /// The parameter's stand-in address, where the data's byte 0 lies.
+    start: i64,
+    bytes: Arc<Vec<u8>>,
+    path: PathBuf,
+    /// Reads near the region (within [`GUESSED_SPAN`] of its start, either
+    /// side) that it does not hold whole: a file shorter than what the
+    /// kernel reads, or of another element type ([`Memory::outside`]).
+    outside: Cell<u64>,
+}
+
+/// Reads outside one parameter's bound data: the parameter, the file, its
+/// length in bytes, and how many reads the evaluation made there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outside {
+    pub index: u32,
+    pub path: PathBuf,
+    pub len: usize,
+    pub reads: u64,
 }
 
 /// A row-offset array nobody bound, standing for one whose row `i` holds
@@ -55,7 +80,7 @@ impl Memory {
     pub fn for_kernel(function: Value, data: &[KernelData]) -> Memory {
         let params = function.params();
         let mut regions = Vec::new();
-        for KernelData { arg, bytes, .. } in data {
+        for KernelData { arg, bytes, path } in data {
             let index = match arg {
                 ArgRef::Index(i) => Some(*i).filter(|&i| (i as usize) < params.len()),
                 ArgRef::Name(n) => params.iter().position(|p| p.name() == *n).map(|i| i as u32),
@@ -69,8 +94,14 @@ impl Memory {
                 name: String::new(),
             }
             .address();
-            regions.retain(|r: &(u32, i64, Arc<Vec<u8>>)| r.0 != index);
-            regions.push((index, start, bytes.clone()));
+            regions.retain(|r: &Region| r.index != index);
+            regions.push(Region {
+                index,
+                start,
+                bytes: bytes.clone(),
+                path: path.clone(),
+                outside: Cell::new(0),
+            });
         }
         Memory {
             regions,
@@ -111,8 +142,21 @@ impl Memory {
 
     /// The parameter indices with bound data or guessed rows.
     pub fn bound(&self) -> Vec<u32> {
-        (self.regions.iter().map(|r| r.0))
+        (self.regions.iter().map(|r| r.index))
             .chain(self.rows.iter().map(|r| r.index))
+            .collect()
+    }
+
+    /// The bound parameters that reads fell outside of, so far.
+    pub fn outside(&self) -> Vec<Outside> {
+        (self.regions.iter())
+            .filter(|r| r.outside.get() > 0)
+            .map(|r| Outside {
+                index: r.index,
+                path: r.path.clone(),
+                len: r.bytes.len(),
+                reads: r.outside.get(),
+            })
             .collect()
     }
 
@@ -128,9 +172,13 @@ impl Memory {
             let at = address - r.start;
             return (at % r.size == 0).then(|| r.offset(at / r.size));
         }
-        let (_, start, data) = self.regions.iter().find(|r| {
-            address >= r.1 && (address - r.1) as u64 + u64::from(bytes) <= r.2.len() as u64
-        })?;
+        let near = |r: &&Region| address.abs_diff(r.start) < GUESSED_SPAN as u64;
+        let region = self.regions.iter().find(near)?;
+        let (start, data) = (region.start, &region.bytes);
+        if address < start || (address - start) as u64 + u64::from(bytes) > data.len() as u64 {
+            region.outside.set(region.outside.get() + 1);
+            return None;
+        }
         let at = (address - start) as usize;
         let mut raw = [0u8; 8];
         raw[..bytes as usize].copy_from_slice(&data[at..at + bytes as usize]);
@@ -187,11 +235,27 @@ mod tests {
         // A parameter whose data the user bound keeps its data.
         let bytes = Arc::new(7i32.to_le_bytes().repeat(4));
         let mut bound = Memory {
-            regions: vec![(0, param(0), bytes)],
+            regions: vec![Region {
+                index: 0,
+                start: param(0),
+                bytes,
+                path: PathBuf::from("p.i32"),
+                outside: Cell::new(0),
+            }],
             rows: Vec::new(),
         };
         assert!(!bound.guess_rows(0, 4, &[5, 6, 7, 8]));
         assert!(!bound.has_guesses());
         assert_eq!(bound.read(param(0) + 4, 4), Some(7));
+        assert!(bound.outside().is_empty());
+        // Past the end, straddling it, and before the start: unknown, and
+        // counted; another parameter's place is not this one's.
+        assert_eq!(bound.read(param(0) + 16, 4), None);
+        assert_eq!(bound.read(param(0) + 14, 4), None);
+        assert_eq!(bound.read(param(0) - 4, 4), None);
+        assert_eq!(bound.read(param(1), 4), None);
+        let out = bound.outside();
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].index, out[0].len, out[0].reads), (0, 16, 3));
     }
 }
