@@ -76,6 +76,13 @@ pub struct Applied {
     pub text: String,
     pub target: Target,
     pub loads: Vec<PtxLoad>,
+    /// Functions with inline asm. Clang writes the user's asm text between
+    /// `// begin inline asm` and `// end inline asm` as it is, so a text
+    /// holding those lines itself (paired or not) makes its own loads look
+    /// like clang's; no keyless load of such a function is given a decision
+    /// (`recover`), since it may be the user's. Keyed loads are not at risk:
+    /// clang writes the asm's own location before it, which ends any key.
+    pub with_asm: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -274,6 +281,7 @@ struct Walk {
     function: String,
     key: Option<Key>,
     in_asm: bool,
+    with_asm: Vec<String>,
     in_debug_section: bool,
     loads: Vec<PtxLoad>,
     /// Keys for loads that lost theirs (`recover`), by ordinal.
@@ -288,10 +296,16 @@ impl Walk {
             self.in_debug_section = t != "}";
             return None;
         }
-        if t == "// begin inline asm" {
-            self.in_asm = true;
-        } else if t == "// end inline asm" {
-            self.in_asm = false;
+        let marker = match t {
+            "// begin inline asm" => Some(true),
+            "// end inline asm" => Some(false),
+            _ => None,
+        };
+        if let Some(begin) = marker {
+            if !self.with_asm.contains(&self.function) {
+                self.with_asm.push(self.function.clone());
+            }
+            self.in_asm = begin;
         }
         if let Some(name) = function_name(line) {
             self.function = name;
@@ -376,6 +390,7 @@ pub fn apply_with(
         function: String::new(),
         key: None,
         in_asm: false,
+        with_asm: Vec::new(),
         in_debug_section: false,
         loads: Vec::new(),
         overrides: overrides.clone(),
@@ -395,6 +410,7 @@ pub fn apply_with(
         text,
         target,
         loads: walk.loads,
+        with_asm: walk.with_asm,
     })
 }
 
@@ -571,6 +587,8 @@ enum Unmatched {
     Ambiguous,
     /// The candidates have different decisions.
     Disagree,
+    /// The function has inline asm: the load may be the user's asm text.
+    InlineAsm,
 }
 
 /// Where keyless loads are grouped: function and shape.
@@ -604,6 +622,10 @@ fn match_keyless(
     let mut out = HashMap::new();
     let mut unmatched = Vec::new();
     for ((function, shape), loads) in groups {
+        if applied.with_asm.iter().any(|f| f == function) {
+            unmatched.extend(loads.iter().map(|&i| (i, Unmatched::InlineAsm)));
+            continue;
+        }
         let kernel = report.kernels.iter().find(|k| k.symbol == function);
         let (Some(k), Some(shape)) = (kernel, shape) else {
             unmatched.extend(loads.iter().map(|&i| (i, Unmatched::NoCandidate)));
@@ -842,6 +864,9 @@ fn explain_unmatched(report: &mut Report, applied: &Applied) {
             Unmatched::NoCandidate => "no analysed load of the same shape lacks its own",
             Unmatched::Ambiguous => "they cannot be told apart from other reads of the same shape",
             Unmatched::Disagree => "the analysed loads of the same shape have different decisions",
+            Unmatched::InlineAsm => {
+                "the function has inline asm, whose text may hold clang's '// end inline asm' line, so they may be the asm's"
+            }
         };
         report.warnings.push(format!(
             "{name}: {n} ld.global with no key (the backend moved or made them): {reason}; left as clang wrote them, unaccounted"

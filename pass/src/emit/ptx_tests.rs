@@ -175,6 +175,36 @@ fn a_keyless_load_takes_a_decision_only_from_its_own_shape() {
     );
 }
 
+/// Inline asm whose text holds clang's own markers (`// end inline asm`
+/// then `// begin inline asm`, so that they still pair): the `ld.global`
+/// between them is the user's asm, though the scan cannot tell; a load
+/// the analysis saw lost its key, with the same shape. Without the guard
+/// the asm's load took that load's decision and the user's asm text
+/// changed (adversarial review, eighteenth session).
+#[test]
+fn a_function_with_inline_asm_gives_no_keyless_decision() {
+    let ptx = ".version 8.5\n.target sm_90\n.entry k()\n{\n\t// begin inline asm\n\
+               \t// end inline asm\n\tld.global.f32 \t%f1, [%rd1];\n\t// begin inline asm\n\
+               \t// end inline asm\n}\n";
+    let applied = apply(ptx, Strip::AllDebugInfo).unwrap();
+    assert_eq!(applied.with_asm, ["k"]);
+    let report = report_with(&[("float", "ld.global.L1::no_allocate", "bypass", 0)]);
+    assert!(recover(&report, &applied).is_empty());
+    let mut report = report;
+    account(&mut report, &applied);
+    assert!(
+        (report.warnings.iter()).any(|w| w.contains("the function has inline asm")),
+        "{:?}",
+        report.warnings
+    );
+    // Without asm the same keyless load is matched.
+    let plain = ".version 8.5\n.target sm_90\n.entry k()\n{\n\tld.global.f32 \t%f1, [%rd1];\n}\n";
+    let applied = apply(plain, Strip::AllDebugInfo).unwrap();
+    assert!(applied.with_asm.is_empty());
+    let report = report_with(&[("float", "ld.global.L1::no_allocate", "bypass", 0)]);
+    assert_eq!(recover(&report, &applied).len(), 1);
+}
+
 #[test]
 fn a_keyless_vector_load_takes_the_decision_of_its_lanes() {
     // A struct copy read as four floats, merged into one v4 load and
