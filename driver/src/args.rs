@@ -1335,11 +1335,12 @@ fn sidecars(split: &Split, output: &Path) -> Result<Sidecars> {
 /// position is only known to be one parameter in the kernel; there the
 /// last flag wins (README).
 fn no_conflicts(o: &Options) -> Result<()> {
-    use gpucc_cache_pass::options::{ArgRef, ShapeOrigin};
+    use gpucc_cache_pass::options::{ArgRef, Dim3, ShapeOrigin};
     let param = |a: &ArgRef| match a {
         ArgRef::Name(n) => format!("'{n}'"),
         ArgRef::Index(i) => format!("index {i}"),
     };
+    let dim = |d: Dim3| format!("{}x{}x{}", d.x, d.y, d.z);
     for (flag, shapes) in [
         ("--block-dim", &o.kernel_blocks),
         ("--grid-dim", &o.kernel_grids),
@@ -1347,59 +1348,61 @@ fn no_conflicts(o: &Options) -> Result<()> {
         let user: Vec<&KernelShape> = (shapes.iter())
             .filter(|s| s.origin == ShapeOrigin::User)
             .collect();
-        for (i, a) in user.iter().enumerate() {
-            if let Some(b) = user[i + 1..]
-                .iter()
-                .find(|b| b.kernel == a.kernel && b.dim != a.dim)
-            {
-                let dim = |d: gpucc_cache_pass::options::Dim3| format!("{}x{}x{}", d.x, d.y, d.z);
-                bail!(
-                    "{flag} gives kernel '{}' two shapes ({} and {}); give it once",
-                    a.kernel,
-                    dim(a.dim),
-                    dim(b.dim)
-                );
-            }
-        }
-    }
-    for (i, (a, v)) in o.kernel_args.iter().enumerate() {
-        if let Some((_, w)) = o.kernel_args[i + 1..]
-            .iter()
-            .find(|(b, w)| b == a && w != v)
-        {
+        if let Some((a, b)) = conflict(&user, |a, b| a.kernel == b.kernel, |a, b| a.dim != b.dim) {
             bail!(
-                "--kernel-arg gives parameter {} two values ({v} and {w}); give it once",
-                param(a)
-            );
-        }
-    }
-    for (i, a) in o.kernel_registers.iter().enumerate() {
-        if let Some(b) = o.kernel_registers[i + 1..]
-            .iter()
-            .find(|b| b.kernel == a.kernel && b.count != a.count)
-        {
-            bail!(
-                "--registers gives kernel '{}' two counts ({} and {}); give it once",
+                "{flag} gives kernel '{}' two shapes ({} and {}); give it once",
                 a.kernel,
-                a.count,
-                b.count
+                dim(a.dim),
+                dim(b.dim)
             );
         }
     }
-    for (i, a) in o.kernel_data.iter().enumerate() {
-        if let Some(b) = o.kernel_data[i + 1..]
-            .iter()
-            .find(|b| b.arg == a.arg && b.path != a.path)
-        {
-            bail!(
-                "--kernel-data gives parameter {} two files ({} and {}); give it once",
-                param(&a.arg),
-                a.path.display(),
-                b.path.display()
-            );
-        }
+    if let Some(((a, v), (_, w))) = conflict(&o.kernel_args, |a, b| a.0 == b.0, |a, b| a.1 != b.1) {
+        bail!(
+            "--kernel-arg gives parameter {} two values ({v} and {w}); give it once",
+            param(a)
+        );
+    }
+    let registers = &o.kernel_registers;
+    if let Some((a, b)) = conflict(
+        registers,
+        |a, b| a.kernel == b.kernel,
+        |a, b| a.count != b.count,
+    ) {
+        bail!(
+            "--registers gives kernel '{}' two counts ({} and {}); give it once",
+            a.kernel,
+            a.count,
+            b.count
+        );
+    }
+    if let Some((a, b)) = conflict(
+        &o.kernel_data,
+        |a, b| a.arg == b.arg,
+        |a, b| a.path != b.path,
+    ) {
+        bail!(
+            "--kernel-data gives parameter {} two files ({} and {}); give it once",
+            param(&a.arg),
+            a.path.display(),
+            b.path.display()
+        );
     }
     Ok(())
+}
+
+/// The first two items that are about one thing (`same`) and say it
+/// differently (`differ`), in flag order.
+fn conflict<T>(
+    items: &[T],
+    same: impl Fn(&T, &T) -> bool,
+    differ: impl Fn(&T, &T) -> bool,
+) -> Option<(&T, &T)> {
+    items.iter().enumerate().find_map(|(i, a)| {
+        (items[i + 1..].iter())
+            .find(|b| same(a, b) && differ(a, b))
+            .map(|b| (a, b))
+    })
 }
 
 /// The pass options from our flags.
